@@ -1,0 +1,145 @@
+//! `CoreBpe`: a complete byte-level BPE encoder/decoder (vocabulary + pre-tokenizer + specials).
+//!
+//! Immutable after construction, so one instance is shared freely across threads.
+//! Text flows one way: special-token split -> pre-tokenize each segment -> per-piece BPE.
+
+use crate::bpe::encode_piece;
+use crate::error::CoreError;
+use crate::pretokenize::Pretokenizer;
+use crate::special::SpecialMatcher;
+use crate::vocab::{Rank, Vocab};
+
+#[derive(Debug, Clone)]
+pub struct CoreBpe {
+    pub vocab: Vocab,
+    pub pretokenizer: Pretokenizer,
+    pattern: String,
+}
+
+impl CoreBpe {
+    /// Builds an encoder; see `Vocab::new` and `Pretokenizer::new` for the checks made.
+    pub fn new(mergeable: Vec<(Vec<u8>, Rank)>, specials: Vec<(String, Rank)>, pattern: &str) -> Result<Self, CoreError> {
+        let vocab = Vocab::new(mergeable, specials)?;
+        let pretokenizer = Pretokenizer::new(pattern)?;
+        Ok(CoreBpe { vocab, pretokenizer, pattern: pattern.to_string() })
+    }
+
+    /// The pre-tokenizer pattern string.
+    pub fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
+    /// A matcher for the named special tokens; errors on a name the vocabulary lacks.
+    pub fn special_matcher(&self, names: &[String]) -> Result<SpecialMatcher, CoreError> {
+        let mut v = Vec::with_capacity(names.len());
+        for name in names {
+            match self.vocab.special_id(name) {
+                Some(id) => v.push((name.clone(), id)),
+                None => return Err(CoreError::Vocab(format!("{name:?} is not a special token of this encoding"))),
+            }
+        }
+        SpecialMatcher::new(v)
+    }
+
+    /// Encodes `text` with no special-token handling at all.
+    pub fn encode_ordinary(&self, text: &str) -> Result<Vec<Rank>, CoreError> {
+        let mut out = Vec::with_capacity(text.len() / 3 + 1);
+        self.encode_segment(text, &mut out)?;
+        Ok(out)
+    }
+
+    /// Appends the tokens of a special-free segment.
+    #[inline]
+    pub fn encode_segment(&self, text: &str, out: &mut Vec<Rank>) -> Result<(), CoreError> {
+        let bytes = text.as_bytes();
+        self.pretokenizer.for_each_piece(text, |s, e| encode_piece(&self.vocab, &bytes[s..e], out))
+    }
+
+    /// Fails with `DisallowedSpecial` if `text` contains any token of `disallowed`.
+    pub fn check_disallowed(&self, text: &str, disallowed: &SpecialMatcher) -> Result<(), CoreError> {
+        match disallowed.find_token(text) {
+            Some((start, token)) => Err(CoreError::DisallowedSpecial { token: token.to_string(), start }),
+            None => Ok(()),
+        }
+    }
+
+    /// Encodes `text`, turning occurrences of `allowed` specials into their ids and treating
+    /// every other byte as ordinary text. The disallowed check, if any, is the caller's.
+    pub fn encode(&self, text: &str, allowed: &SpecialMatcher) -> Result<Vec<Rank>, CoreError> {
+        if allowed.is_empty() {
+            return self.encode_ordinary(text);
+        }
+        let mut out = Vec::with_capacity(text.len() / 3 + 1);
+        let mut start = 0;
+        while let Some((s, e, id)) = allowed.find(text, start) {
+            self.encode_segment(&text[start..s], &mut out)?;
+            out.push(id);
+            start = e;
+        }
+        self.encode_segment(&text[start..], &mut out)?;
+        Ok(out)
+    }
+
+    /// Like `encode`, plus the byte offset in `text` where each token starts.
+    pub fn encode_with_byte_offsets(&self, text: &str, allowed: &SpecialMatcher) -> Result<(Vec<Rank>, Vec<usize>), CoreError> {
+        let mut out = Vec::new();
+        let mut offsets = Vec::new();
+        let mut seg_start = 0;
+        let emit_segment = |seg_start: usize, seg_end: usize, out: &mut Vec<Rank>, offsets: &mut Vec<usize>| -> Result<(), CoreError> {
+            let before = out.len();
+            self.encode_segment(&text[seg_start..seg_end], out)?;
+            let mut pos = seg_start;
+            for &t in &out[before..] {
+                offsets.push(pos);
+                pos += self.vocab.token_bytes(t as u64).map_or(0, |b| b.len());
+            }
+            Ok(())
+        };
+        while let Some((s, e, id)) = allowed.find(text, seg_start) {
+            emit_segment(seg_start, s, &mut out, &mut offsets)?;
+            out.push(id);
+            offsets.push(s);
+            seg_start = e;
+        }
+        emit_segment(seg_start, text.len(), &mut out, &mut offsets)?;
+        Ok((out, offsets))
+    }
+
+    /// Tokens of `bytes`, which need not be valid UTF-8 (tiktoken's `_encode_bytes` semantics):
+    /// the valid prefix is encoded as text, then its last pre-token (widened over trailing
+    /// whitespace tokens, whose split may move) is re-merged together with the invalid tail
+    /// as one byte-level piece. `decode_bytes` of the result gives `bytes` back.
+    pub fn encode_bytes(&self, bytes: &[u8]) -> Result<Vec<Rank>, CoreError> {
+        let valid = match std::str::from_utf8(bytes) {
+            Ok(text) => return self.encode_ordinary(text),
+            Err(e) => e.valid_up_to(),
+        };
+        let text = std::str::from_utf8(&bytes[..valid]).map_err(|e| CoreError::Vocab(e.to_string()))?;
+        let mut tokens = Vec::new();
+        let mut last_piece_len = 0usize;
+        let b = text.as_bytes();
+        self.pretokenizer.for_each_piece(text, |s, e| {
+            let before = tokens.len();
+            encode_piece(&self.vocab, &b[s..e], &mut tokens);
+            last_piece_len = tokens.len() - before;
+        })?;
+        let all_space = |t: Rank| {
+            self.vocab.token_bytes(t as u64).is_some_and(|tb| tb.iter().all(|c| matches!(c, b' ' | b'\n' | b'\t')))
+        };
+        if last_piece_len > 0 && all_space(tokens[tokens.len() - last_piece_len]) {
+            while last_piece_len < tokens.len() && all_space(tokens[tokens.len() - last_piece_len - 1]) {
+                last_piece_len += 1;
+            }
+        }
+        let mut unstable = self.vocab.decode_bytes(&tokens[tokens.len() - last_piece_len..])?;
+        unstable.extend_from_slice(&bytes[valid..]);
+        tokens.truncate(tokens.len() - last_piece_len);
+        encode_piece(&self.vocab, &unstable, &mut tokens);
+        Ok(tokens)
+    }
+
+    /// Concatenated bytes of `ids`.
+    pub fn decode_bytes(&self, ids: &[Rank]) -> Result<Vec<u8>, CoreError> {
+        self.vocab.decode_bytes(ids)
+    }
+}

@@ -1,0 +1,3 @@
+//! Strict parsers for vocabulary files whose size makes Python parsing slow.
+
+pub mod tiktoken;

@@ -1,0 +1,111 @@
+//! Pre-tokenization: splitting text into the pieces that BPE merges within.
+//!
+//! Two engines, one contract: `Pretokenizer::next_end(text, pos)` returns the end (byte offset)
+//! of the pre-token that starts at `pos`, exactly as `fancy_regex::Regex::find_iter` would
+//! report it. The known OpenAI patterns (r50k/gpt2, cl100k, o200k) get hand-written matchers
+//! (`fast`), because a general backtracking regex is where peers spend most of their time;
+//! any other pattern runs on `fancy_regex`, the engine tiktoken uses, so custom patterns keep
+//! tiktoken's semantics.
+//!
+//! This module does not know about special tokens: callers split those off first and
+//! pre-tokenize each segment on its own (so `$` means "end of segment", as in tiktoken).
+
+pub mod fast;
+pub mod unicode;
+
+use crate::error::CoreError;
+pub use fast::KnownPattern;
+
+/// GPT-2 / r50k / p50k pattern, as published in tiktoken.
+pub const R50K_PAT: &str =
+    r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
+/// GPT-2's original pattern (as in `encoder.py`); equivalent to `R50K_PAT`.
+pub const GPT2_ORIGINAL_PAT: &str =
+    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+/// cl100k_base pattern.
+pub const CL100K_PAT: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+/// o200k_base pattern.
+pub const O200K_PAT: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    "|",
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    "|",
+    r"\p{N}{1,3}",
+    "|",
+    r" ?[^\s\p{L}\p{N}]+[\r\n/]*",
+    "|",
+    r"\s*[\r\n]+",
+    "|",
+    r"\s+(?!\S)",
+    "|",
+    r"\s+"
+);
+
+/// A compiled pre-tokenizer.
+#[derive(Debug, Clone)]
+pub enum Pretokenizer {
+    /// Hand-written matcher for a known pattern.
+    Fast(KnownPattern),
+    /// Generic backtracking regex (tiktoken's engine) for any other pattern.
+    Regex(Box<fancy_regex::Regex>),
+}
+
+impl Pretokenizer {
+    /// Compiles `pattern`, choosing the hand-written matcher when the pattern is a known one.
+    pub fn new(pattern: &str) -> Result<Self, CoreError> {
+        Self::with_engine(pattern, true)
+    }
+
+    /// Like `new`, but `allow_fast=false` forces the generic regex engine (used by tests to
+    /// check the hand-written matchers against the regex).
+    pub fn with_engine(pattern: &str, allow_fast: bool) -> Result<Self, CoreError> {
+        if allow_fast {
+            if let Some(kind) = KnownPattern::from_pattern(pattern) {
+                return Ok(Pretokenizer::Fast(kind));
+            }
+        }
+        // Why the large backtrack limit: the default (1e6) makes tiktoken fail on ~1M spaces
+        // followed by a letter; a failure here would be an error on valid text.
+        let re = fancy_regex::RegexBuilder::new(pattern)
+            .backtrack_limit(usize::MAX)
+            .build()
+            .map_err(|e| CoreError::Pattern(format!("{e}")))?;
+        Ok(Pretokenizer::Regex(Box::new(re)))
+    }
+
+    /// True when the hand-written matcher is used.
+    pub fn is_fast(&self) -> bool {
+        matches!(self, Pretokenizer::Fast(_))
+    }
+
+    /// Calls `f(start, end)` for each pre-token of `text`, in order.
+    pub fn for_each_piece<F: FnMut(usize, usize)>(&self, text: &str, mut f: F) -> Result<(), CoreError> {
+        match self {
+            Pretokenizer::Fast(kind) => {
+                let mut pos = 0;
+                while pos < text.len() {
+                    let end = kind.next_end(text, pos);
+                    f(pos, end);
+                    pos = end;
+                }
+                Ok(())
+            }
+            Pretokenizer::Regex(re) => {
+                for m in re.find_iter(text) {
+                    let m = m.map_err(|e| CoreError::Pattern(format!("regex failed while splitting text: {e}")))?;
+                    if m.end() > m.start() {
+                        f(m.start(), m.end());
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The pieces of `text` as byte ranges (a convenience for tests and Python).
+    pub fn split(&self, text: &str) -> Result<Vec<(usize, usize)>, CoreError> {
+        let mut out = Vec::new();
+        self.for_each_piece(text, |s, e| out.push((s, e)))?;
+        Ok(out)
+    }
+}

@@ -1,0 +1,126 @@
+//! Unicode property tables for the hand-written pre-tokenizers (`fast`).
+//!
+//! Exactness first: the tables are not hand-maintained. They are built once, at first use, from
+//! `regex-syntax` itself (the parser behind `fancy_regex` and `regex`), by parsing exactly the
+//! classes the known patterns use (`\p{L}`, `\p{N}`, `\s`, and o200k's two letter-case classes)
+//! and reading back their code-point ranges. So the hand-written matchers and the regex engine
+//! agree on every code point by construction, whatever Unicode version `regex-syntax` ships.
+//!
+//! Layout: one `u8` bitmask of `CL_*` flags per code point, stored as a two-level table (256
+//! code points per block, identical blocks shared; about 60 KB in all). Code points below 256
+//! are in a flat array, so ASCII and Latin-1 cost a single load. Building takes about a
+//! millisecond in release mode.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use regex_syntax::hir::{Class, HirKind};
+
+/// `\p{L}`: a letter (any of Lu, Ll, Lt, Lm, Lo).
+pub const CL_L: u8 = 1 << 0;
+/// `\p{N}`: a number (Nd, Nl, No).
+pub const CL_N: u8 = 1 << 1;
+/// `\s`: Unicode `White_Space`, as `regex-syntax` defines `\s`.
+pub const CL_S: u8 = 1 << 2;
+/// o200k's "upper" class `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]`.
+pub const CL_U: u8 = 1 << 3;
+/// o200k's "lower" class `[\p{Ll}\p{Lm}\p{Lo}\p{M}]`.
+pub const CL_W: u8 = 1 << 4;
+/// `[\r\n]` (only U+000D and U+000A).
+pub const CL_NL: u8 = 1 << 5;
+
+/// The class expressions the tables are built from, with the flag each one sets.
+/// (Public so tests can check the tables against `regex-syntax` independently.)
+pub const CLASS_SOURCES: [(&str, u8); 6] = [
+    (r"\p{L}", CL_L),
+    (r"\p{N}", CL_N),
+    (r"\s", CL_S),
+    (r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]", CL_U),
+    (r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]", CL_W),
+    (r"[\r\n]", CL_NL),
+];
+
+const BLOCK_BITS: u32 = 8;
+const BLOCK: usize = 1 << BLOCK_BITS;
+const N_BLOCKS: usize = 0x11_0000 >> BLOCK_BITS;
+
+/// Per-code-point class flags.
+pub struct Tables {
+    /// Flags of U+0000..=U+00FF (the fast path for ASCII and Latin-1).
+    pub latin1: [u8; 256],
+    /// Block index (in units of `BLOCK` entries of `blocks`) for each block of 256 code points.
+    index: Box<[u16; N_BLOCKS]>,
+    /// Shared blocks, concatenated.
+    blocks: Box<[u8]>,
+}
+
+impl Tables {
+    /// The `CL_*` flags of code point `cp` (0 for anything above U+10FFFF).
+    #[inline(always)]
+    pub fn class(&self, cp: u32) -> u8 {
+        if cp < 256 {
+            return self.latin1[cp as usize];
+        }
+        match self.index.get((cp >> BLOCK_BITS) as usize) {
+            Some(&b) => {
+                let i = ((b as usize) << BLOCK_BITS) | (cp as usize & (BLOCK - 1));
+                // `blocks.len()` is a multiple of BLOCK and `b` a valid block, so `i` is in range.
+                self.blocks.get(i).copied().unwrap_or(0)
+            }
+            None => 0,
+        }
+    }
+
+    fn build() -> Tables {
+        let mut flat = vec![0u8; 0x11_0000];
+        for (pattern, flag) in CLASS_SOURCES {
+            for (lo, hi) in class_ranges(pattern) {
+                for v in &mut flat[lo as usize..=hi as usize] {
+                    *v |= flag;
+                }
+            }
+        }
+        let mut latin1 = [0u8; 256];
+        latin1.copy_from_slice(&flat[..256]);
+        let mut index = Box::new([0u16; N_BLOCKS]);
+        let mut blocks: Vec<u8> = Vec::with_capacity(64 * BLOCK);
+        let mut seen: HashMap<&[u8], u16> = HashMap::new();
+        for (bi, chunk) in flat.chunks_exact(BLOCK).enumerate() {
+            let id = *seen.entry(chunk).or_insert_with(|| {
+                let id = (blocks.len() / BLOCK) as u16;
+                blocks.extend_from_slice(chunk);
+                id
+            });
+            index[bi] = id;
+        }
+        Tables { latin1, index, blocks: blocks.into_boxed_slice() }
+    }
+}
+
+/// The code-point ranges of a single-class pattern, as `regex-syntax` parses it (inclusive).
+///
+/// Panics if `pattern` is not a Unicode class; only called on the fixed `CLASS_SOURCES`.
+pub fn class_ranges(pattern: &str) -> Vec<(u32, u32)> {
+    let hir = regex_syntax::Parser::new()
+        .parse(pattern)
+        .unwrap_or_else(|e| panic!("regex-syntax rejected {pattern:?}: {e}"));
+    match hir.kind() {
+        HirKind::Class(Class::Unicode(c)) => {
+            c.ranges().iter().map(|r| (r.start() as u32, r.end() as u32)).collect()
+        }
+        other => panic!("{pattern:?} did not parse to a Unicode class: {other:?}"),
+    }
+}
+
+static TABLES: OnceLock<Tables> = OnceLock::new();
+
+/// The tables, built on first use.
+#[inline]
+pub fn tables() -> &'static Tables {
+    TABLES.get_or_init(Tables::build)
+}
+
+/// The `CL_*` flags of `c` (convenience for tests and tools; the matchers use `Tables::class`).
+pub fn class_of(c: char) -> u8 {
+    tables().class(c as u32)
+}

@@ -1,0 +1,175 @@
+//! The vocabulary of a byte-level BPE: token bytes <-> rank (= token id).
+//!
+//! One arena holds every token's bytes; the id table indexes into it and the hash map
+//! goes the other way. Special tokens share the id table (so decoding is one lookup) but
+//! are kept out of the mergeable map (BPE never produces them).
+
+use rustc_hash::FxHashMap;
+
+use crate::error::CoreError;
+
+/// A token id. BPE merge priority equals the id ("rank"), as in tiktoken.
+pub type Rank = u32;
+
+/// Marks an id with no token (a hole in a sparse vocabulary).
+const HOLE: u32 = u32::MAX;
+
+#[derive(Debug, Clone)]
+pub struct Vocab {
+    encoder: FxHashMap<Vec<u8>, Rank>,
+    arena: Vec<u8>,
+    /// `(offset, len)` into `arena` for each id; `len == HOLE` for unassigned ids.
+    spans: Vec<(u32, u32)>,
+    special: FxHashMap<String, Rank>,
+    n_mergeable: usize,
+}
+
+impl Vocab {
+    /// Builds a vocabulary from mergeable `(bytes, rank)` pairs and `(text, id)` specials.
+    ///
+    /// Errors name the offending token: empty or duplicate tokens, duplicate ranks, a missing
+    /// single-byte token (byte-level BPE must be able to encode any byte), a special token id
+    /// that collides with a mergeable rank.
+    pub fn new(mergeable: Vec<(Vec<u8>, Rank)>, specials: Vec<(String, Rank)>) -> Result<Self, CoreError> {
+        if mergeable.is_empty() {
+            return Err(CoreError::Vocab("empty vocabulary: no mergeable tokens".into()));
+        }
+        let max_rank = mergeable.iter().map(|(_, r)| *r).max().unwrap_or(0);
+        let max_special = specials.iter().map(|(_, r)| *r).max().unwrap_or(0);
+        let n = max_rank.max(max_special) as usize + 1;
+        if max_rank == HOLE || max_special == HOLE {
+            return Err(CoreError::Vocab(format!("token id {HOLE} is reserved; use ids below it")));
+        }
+        let mut spans = vec![(0u32, HOLE); n];
+        let mut arena = Vec::with_capacity(mergeable.iter().map(|(b, _)| b.len()).sum());
+        let mut encoder = FxHashMap::with_capacity_and_hasher(mergeable.len(), Default::default());
+        let n_mergeable = mergeable.len();
+        for (bytes, rank) in mergeable {
+            if bytes.is_empty() {
+                return Err(CoreError::Vocab(format!("mergeable token with rank {rank} is empty")));
+            }
+            if spans[rank as usize].1 != HOLE {
+                return Err(CoreError::Vocab(format!(
+                    "rank {rank} is assigned to two tokens: {:?} and {:?}",
+                    escape_bytes(&arena[spans[rank as usize].0 as usize..][..spans[rank as usize].1 as usize]),
+                    escape_bytes(&bytes)
+                )));
+            }
+            spans[rank as usize] = (arena.len() as u32, bytes.len() as u32);
+            arena.extend_from_slice(&bytes);
+            if let Some(prev) = encoder.insert(bytes, rank) {
+                let b = &arena[spans[rank as usize].0 as usize..];
+                return Err(CoreError::Vocab(format!(
+                    "token {:?} appears twice, with ranks {prev} and {rank}",
+                    escape_bytes(&b[..spans[rank as usize].1 as usize])
+                )));
+            }
+        }
+        let missing: Vec<String> = (0u8..=255)
+            .filter(|b| !encoder.contains_key(&[*b][..]))
+            .map(|b| format!("0x{b:02x}"))
+            .collect();
+        if !missing.is_empty() {
+            let shown = if missing.len() > 16 { format!("{} ... ({} in all)", missing[..16].join(", "), missing.len()) } else { missing.join(", ") };
+            return Err(CoreError::Vocab(format!(
+                "single-byte tokens missing: {shown}; a byte-level BPE needs all 256 bytes as tokens"
+            )));
+        }
+        let mut special = FxHashMap::default();
+        for (text, id) in specials {
+            if text.is_empty() {
+                return Err(CoreError::Vocab(format!("special token with id {id} is empty")));
+            }
+            if spans[id as usize].1 != HOLE {
+                let (o, l) = spans[id as usize];
+                let what = if special.values().any(|v| *v == id) { "another special token" } else { "an ordinary token" };
+                return Err(CoreError::Vocab(format!(
+                    "special token {text:?} has id {id}, which is already used by {what} ({:?})",
+                    escape_bytes(&arena[o as usize..][..l as usize])
+                )));
+            }
+            if special.contains_key(&text) {
+                return Err(CoreError::Vocab(format!("special token {text:?} is listed twice")));
+            }
+            spans[id as usize] = (arena.len() as u32, text.len() as u32);
+            arena.extend_from_slice(text.as_bytes());
+            special.insert(text, id);
+        }
+        Ok(Vocab { encoder, arena, spans, special, n_mergeable })
+    }
+
+    /// Rank of a mergeable token, if `bytes` is one.
+    #[inline]
+    pub fn rank(&self, bytes: &[u8]) -> Option<Rank> {
+        self.encoder.get(bytes).copied()
+    }
+
+    /// Bytes of token `id` (mergeable or special), or `None` for unknown ids.
+    #[inline]
+    pub fn token_bytes(&self, id: u64) -> Option<&[u8]> {
+        let (o, l) = *self.spans.get(usize::try_from(id).ok()?)?;
+        if l == HOLE {
+            return None;
+        }
+        Some(&self.arena[o as usize..o as usize + l as usize])
+    }
+
+    /// Id of special token `text`.
+    pub fn special_id(&self, text: &str) -> Option<Rank> {
+        self.special.get(text).copied()
+    }
+
+    /// All special tokens, as `(text, id)`, sorted by id.
+    pub fn specials(&self) -> Vec<(String, Rank)> {
+        let mut v: Vec<_> = self.special.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        v.sort_by_key(|(_, id)| *id);
+        v
+    }
+
+    /// True when `id` is a special token.
+    pub fn is_special(&self, id: Rank) -> bool {
+        !self.special.is_empty() && self.special.values().any(|v| *v == id)
+    }
+
+    /// Mergeable tokens as `(bytes, rank)`, sorted by rank.
+    pub fn mergeable(&self) -> Vec<(Vec<u8>, Rank)> {
+        let mut v: Vec<_> = self.encoder.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        v.sort_by_key(|(_, r)| *r);
+        v
+    }
+
+    /// Number of mergeable tokens.
+    pub fn n_mergeable(&self) -> usize {
+        self.n_mergeable
+    }
+
+    /// One past the largest id (mergeable or special).
+    pub fn n_vocab(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Concatenated bytes of `ids`; the error names the first bad id and its position.
+    pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>, CoreError> {
+        let mut out = Vec::with_capacity(ids.len() * 4);
+        for (position, &id) in ids.iter().enumerate() {
+            match self.token_bytes(id as u64) {
+                Some(b) => out.extend_from_slice(b),
+                None => return Err(self.id_error(id as u64, position)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The error for an unknown id at `position`.
+    pub fn id_error(&self, id: u64, position: usize) -> CoreError {
+        CoreError::TokenId { id, position, n_vocab: self.n_vocab() as u64 }
+    }
+}
+
+/// Printable form of token bytes for error messages.
+pub fn escape_bytes(b: &[u8]) -> String {
+    match std::str::from_utf8(b) {
+        Ok(s) => s.to_string(),
+        Err(_) => b.iter().map(|c| if c.is_ascii_graphic() || *c == b' ' { (*c as char).to_string() } else { format!("\\x{c:02x}") }).collect(),
+    }
+}

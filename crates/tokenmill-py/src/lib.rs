@@ -1,0 +1,390 @@
+//! Thin PyO3 layer over tokenmill-core: converts arguments, releases the GIL around real
+//! work, maps `CoreError` to the `tokenmill.errors` classes, and turns any Rust panic into
+//! `tokenmill.InternalError` so that `except Exception` is always enough.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use numpy::{PyArray1, IntoPyArray};
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+use tokenmill_core::formats::tiktoken as tk;
+use tokenmill_core::special::SpecialMatcher;
+use tokenmill_core::{CoreBpe, CoreError, Rank};
+
+/// Instantiates `tokenmill.errors.<name>(*args)` as a PyErr.
+fn py_error<'py>(py: Python<'py>, name: &str, args: impl pyo3::call::PyCallArgs<'py>) -> PyErr {
+    let made = (|| -> PyResult<PyErr> {
+        let cls = py.import("tokenmill.errors")?.getattr(name)?;
+        let obj = cls.call1(args)?;
+        Ok(PyErr::from_value(obj))
+    })();
+    match made {
+        Ok(e) => e,
+        Err(e) => e,
+    }
+}
+
+fn map_err(py: Python<'_>, e: CoreError) -> PyErr {
+    match e {
+        CoreError::Pattern(msg) => py_error(py, "PatternError", (msg,)),
+        CoreError::Vocab(msg) => py_error(py, "VocabFormatError", (msg,)),
+        CoreError::TokenId { id, position, n_vocab } => py_error(py, "TokenIdError", (id, position, n_vocab)),
+        CoreError::DisallowedSpecial { token, start } => py_error(py, "DisallowedSpecialTokenError", (token, start)),
+    }
+}
+
+/// Runs `f` without the GIL and without letting a panic escape.
+fn run<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, CoreError> + Send) -> PyResult<T> {
+    let r = py.detach(|| catch_unwind(AssertUnwindSafe(f)));
+    match r {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(map_err(py, e)),
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(py_error(py, "InternalError", (msg,)))
+        }
+    }
+}
+
+/// A set of special tokens to allow or to reject, prepared once and reused.
+#[pyclass(frozen, module = "tokenmill._core")]
+struct SpecialSet {
+    inner: SpecialMatcher,
+}
+
+/// The compiled encoder: vocabulary, pre-tokenizer and special tokens. Immutable.
+#[pyclass(frozen, module = "tokenmill._core", name = "CoreBPE")]
+struct PyCoreBpe {
+    inner: CoreBpe,
+}
+
+fn allowed_or_empty(a: Option<&Bound<'_, SpecialSet>>) -> Option<SpecialMatcher> {
+    a.map(|s| s.get().inner.clone())
+}
+
+impl PyCoreBpe {
+    /// The shared front of every encode call: the disallowed check, then encoding.
+    fn encode_impl(&self, text: &str, allowed: Option<&SpecialMatcher>, disallowed: Option<&SpecialMatcher>) -> Result<Vec<Rank>, CoreError> {
+        if let Some(d) = disallowed {
+            self.inner.check_disallowed(text, d)?;
+        }
+        match allowed {
+            Some(a) => self.inner.encode(text, a),
+            None => self.inner.encode_ordinary(text),
+        }
+    }
+}
+
+#[pymethods]
+impl PyCoreBpe {
+    #[new]
+    fn new(py: Python<'_>, mergeable: Vec<(Vec<u8>, Rank)>, specials: Vec<(String, Rank)>, pattern: &str) -> PyResult<Self> {
+        let pattern = pattern.to_string();
+        run(py, move || CoreBpe::new(mergeable, specials, &pattern)).map(|inner| PyCoreBpe { inner })
+    }
+
+    /// Builds directly from the bytes of a rank file (no Python dict on the way).
+    #[staticmethod]
+    #[pyo3(signature = (data, specials, pattern, allow_gaps=false))]
+    fn from_tiktoken_bytes(py: Python<'_>, data: &[u8], specials: Vec<(String, Rank)>, pattern: &str, allow_gaps: bool) -> PyResult<Self> {
+        let parsed = parse_rank_file(py, data, allow_gaps)?;
+        let pattern = pattern.to_string();
+        run(py, move || CoreBpe::new(parsed, specials, &pattern)).map(|inner| PyCoreBpe { inner })
+    }
+
+    #[getter]
+    fn n_vocab(&self) -> usize {
+        self.inner.vocab.n_vocab()
+    }
+
+    #[getter]
+    fn n_mergeable(&self) -> usize {
+        self.inner.vocab.n_mergeable()
+    }
+
+    #[getter]
+    fn pattern(&self) -> &str {
+        self.inner.pattern()
+    }
+
+    /// True when the hand-written pre-tokenizer is in use for this pattern.
+    #[getter]
+    fn fast_pretokenizer(&self) -> bool {
+        self.inner.pretokenizer.is_fast()
+    }
+
+    fn special_set(&self, py: Python<'_>, names: Vec<String>) -> PyResult<SpecialSet> {
+        let inner = self.inner.special_matcher(&names).map_err(|e| map_err(py, e))?;
+        Ok(SpecialSet { inner })
+    }
+
+    /// A set of arbitrary literal strings (for `disallowed_special`, which tiktoken lets name
+    /// strings that are not special tokens).
+    fn literal_set(&self, py: Python<'_>, names: Vec<String>) -> PyResult<SpecialSet> {
+        let inner = SpecialMatcher::new(names.into_iter().map(|n| (n, 0)).collect()).map_err(|e| map_err(py, e))?;
+        Ok(SpecialSet { inner })
+    }
+
+    fn encode_ordinary(&self, py: Python<'_>, text: &str) -> PyResult<Vec<Rank>> {
+        run(py, || self.inner.encode_ordinary(text))
+    }
+
+    #[pyo3(signature = (text, allowed=None, disallowed=None))]
+    fn encode(&self, py: Python<'_>, text: &str, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>) -> PyResult<Vec<Rank>> {
+        let a = allowed.map(|s| &s.get().inner);
+        let d = disallowed.map(|s| &s.get().inner);
+        run(py, || self.encode_impl(text, a, d))
+    }
+
+    #[pyo3(signature = (text, allowed=None, disallowed=None))]
+    fn encode_to_numpy<'py>(&self, py: Python<'py>, text: &str, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>) -> PyResult<Bound<'py, PyArray1<Rank>>> {
+        let a = allowed.map(|s| &s.get().inner);
+        let d = disallowed.map(|s| &s.get().inner);
+        let v = run(py, || self.encode_impl(text, a, d))?;
+        Ok(v.into_pyarray(py))
+    }
+
+    #[pyo3(signature = (text, allowed=None, disallowed=None))]
+    fn count(&self, py: Python<'_>, text: &str, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>) -> PyResult<usize> {
+        let a = allowed.map(|s| &s.get().inner);
+        let d = disallowed.map(|s| &s.get().inner);
+        run(py, || self.encode_impl(text, a, d).map(|v| v.len()))
+    }
+
+    /// Tokens and the character (code point) offset where each starts.
+    #[pyo3(signature = (text, allowed=None, disallowed=None))]
+    fn encode_with_offsets(&self, py: Python<'_>, text: &str, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>) -> PyResult<(Vec<Rank>, Vec<usize>)> {
+        let a = allowed_or_empty(allowed).unwrap_or(SpecialMatcher::new(vec![]).map_err(|e| map_err(py, e))?);
+        let d = disallowed.map(|s| &s.get().inner);
+        run(py, || {
+            if let Some(d) = d {
+                self.inner.check_disallowed(text, d)?;
+            }
+            let (ids, byte_offsets) = self.inner.encode_with_byte_offsets(text, &a)?;
+            Ok((ids, byte_to_char_offsets(text.as_bytes(), &byte_offsets)))
+        })
+    }
+
+    /// Encodes many texts on `num_threads` threads (per call; no global pool).
+    #[pyo3(signature = (texts, allowed=None, disallowed=None, num_threads=1))]
+    fn encode_batch(&self, py: Python<'_>, texts: Vec<PyBackedStr>, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>, num_threads: usize) -> PyResult<Vec<Vec<Rank>>> {
+        let a = allowed.map(|s| &s.get().inner);
+        let d = disallowed.map(|s| &s.get().inner);
+        let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
+        run(py, || parallel_map(&strs, num_threads, |t| self.encode_impl(t, a, d)))
+    }
+
+    /// Encodes many texts into one flat uint32 array plus `len(texts)+1` boundaries.
+    #[pyo3(signature = (texts, allowed=None, disallowed=None, num_threads=1))]
+    fn encode_batch_to_numpy<'py>(&self, py: Python<'py>, texts: Vec<PyBackedStr>, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>, num_threads: usize) -> PyResult<(Bound<'py, PyArray1<Rank>>, Bound<'py, PyArray1<u64>>)> {
+        let a = allowed.map(|s| &s.get().inner);
+        let d = disallowed.map(|s| &s.get().inner);
+        let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
+        let (flat, bounds) = run(py, || {
+            let parts = parallel_map(&strs, num_threads, |t| self.encode_impl(t, a, d))?;
+            let total: usize = parts.iter().map(Vec::len).sum();
+            let mut flat = Vec::with_capacity(total);
+            let mut bounds = Vec::with_capacity(parts.len() + 1);
+            bounds.push(0u64);
+            for p in parts {
+                flat.extend_from_slice(&p);
+                bounds.push(flat.len() as u64);
+            }
+            Ok((flat, bounds))
+        })?;
+        Ok((flat.into_pyarray(py), bounds.into_pyarray(py)))
+    }
+
+    fn encode_single_piece(&self, py: Python<'_>, piece: &[u8]) -> PyResult<Vec<Rank>> {
+        run(py, || {
+            let mut out = Vec::new();
+            tokenmill_core::bpe::encode_piece(&self.inner.vocab, piece, &mut out);
+            Ok(out)
+        })
+    }
+
+    fn encode_bytes(&self, py: Python<'_>, data: &[u8]) -> PyResult<Vec<Rank>> {
+        run(py, || self.inner.encode_bytes(data))
+    }
+
+    /// Pre-tokens of `text` as (start, end) byte ranges.
+    fn split(&self, py: Python<'_>, text: &str) -> PyResult<Vec<(usize, usize)>> {
+        run(py, || self.inner.pretokenizer.split(text))
+    }
+
+    fn decode_bytes<'py>(&self, py: Python<'py>, ids: Vec<Rank>) -> PyResult<Bound<'py, PyBytes>> {
+        let v = run(py, || self.inner.decode_bytes(&ids))?;
+        Ok(PyBytes::new(py, &v))
+    }
+
+    fn decode_tokens_bytes<'py>(&self, py: Python<'py>, ids: Vec<Rank>) -> PyResult<Bound<'py, PyList>> {
+        let mut out = Vec::with_capacity(ids.len());
+        for (i, &id) in ids.iter().enumerate() {
+            match self.inner.vocab.token_bytes(id as u64) {
+                Some(b) => out.push(PyBytes::new(py, b)),
+                None => return Err(map_err(py, self.inner.vocab.id_error(id as u64, i))),
+            }
+        }
+        PyList::new(py, out)
+    }
+
+    /// Decoded bytes and, per token, the character offset where it starts (tiktoken's rule:
+    /// a token that begins inside a character is assigned that character's offset).
+    fn decode_with_offsets<'py>(&self, py: Python<'py>, ids: Vec<Rank>) -> PyResult<(Bound<'py, PyBytes>, Vec<usize>)> {
+        let (bytes, offsets) = run(py, || {
+            let mut out = Vec::new();
+            let mut offsets = Vec::with_capacity(ids.len());
+            let mut chars = 0usize;
+            for (i, &id) in ids.iter().enumerate() {
+                let tb = self.inner.vocab.token_bytes(id as u64).ok_or_else(|| self.inner.vocab.id_error(id as u64, i))?;
+                let starts_inside = (0x80..0xC0).contains(&tb[0]) as usize;
+                offsets.push(chars.saturating_sub(starts_inside));
+                chars += tb.iter().filter(|&&c| !(0x80..0xC0).contains(&c)).count();
+                out.extend_from_slice(tb);
+            }
+            Ok((out, offsets))
+        })?;
+        Ok((PyBytes::new(py, &bytes), offsets))
+    }
+
+    fn token_bytes<'py>(&self, py: Python<'py>, id: u64) -> Option<Bound<'py, PyBytes>> {
+        self.inner.vocab.token_bytes(id).map(|b| PyBytes::new(py, b))
+    }
+
+    fn rank(&self, token: &[u8]) -> Option<Rank> {
+        self.inner.vocab.rank(token)
+    }
+
+    fn special_id(&self, text: &str) -> Option<Rank> {
+        self.inner.vocab.special_id(text)
+    }
+
+    fn specials(&self) -> Vec<(String, Rank)> {
+        self.inner.vocab.specials()
+    }
+
+    /// `{token bytes: rank}` for every mergeable token.
+    fn mergeable_ranks<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (b, r) in self.inner.vocab.mergeable() {
+            d.set_item(PyBytes::new(py, &b), r)?;
+        }
+        Ok(d)
+    }
+
+    /// Every mergeable token's bytes, sorted bytewise.
+    fn token_byte_values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let mut v: Vec<Vec<u8>> = self.inner.vocab.mergeable().into_iter().map(|(b, _)| b).collect();
+        v.sort();
+        PyList::new(py, v.iter().map(|b| PyBytes::new(py, b)))
+    }
+
+    /// The rank file text of the mergeable tokens.
+    fn dump_tiktoken<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &tk::dump(&self.inner.vocab.mergeable()))
+    }
+}
+
+/// Converts sorted byte offsets into code-point offsets (a byte inside a multi-byte character
+/// maps to that character).
+fn byte_to_char_offsets(text: &[u8], byte_offsets: &[usize]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(byte_offsets.len());
+    let mut chars = 0usize;
+    let mut pos = 0usize;
+    for &b in byte_offsets {
+        while pos < b && pos < text.len() {
+            if (text[pos] & 0xC0) != 0x80 {
+                chars += 1;
+            }
+            pos += 1;
+        }
+        let inside = b < text.len() && (text[b] & 0xC0) == 0x80;
+        out.push(chars - inside as usize);
+    }
+    out
+}
+
+/// Applies `f` to every item on up to `num_threads` scoped threads, keeping order.
+fn parallel_map<T: Send, F>(items: &[&str], num_threads: usize, f: F) -> Result<Vec<T>, CoreError>
+where
+    F: Fn(&str) -> Result<T, CoreError> + Sync,
+{
+    let threads = num_threads.max(1).min(items.len().max(1));
+    if threads == 1 {
+        return items.iter().map(|t| f(t)).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let results: Vec<Vec<(usize, Result<T, CoreError>)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut local = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= items.len() {
+                            break;
+                        }
+                        local.push((i, f(items[i])));
+                    }
+                    local
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+    });
+    let mut slots: Vec<Option<Result<T, CoreError>>> = (0..items.len()).map(|_| None).collect();
+    for local in results {
+        for (i, r) in local {
+            slots[i] = Some(r);
+        }
+    }
+    slots
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| r.unwrap_or_else(|| Err(CoreError::Vocab(format!("worker thread failed on item {i}")))))
+        .collect()
+}
+
+fn parse_rank_file(py: Python<'_>, data: &[u8], allow_gaps: bool) -> PyResult<Vec<(Vec<u8>, Rank)>> {
+    let r = py.detach(|| tk::parse(data, allow_gaps));
+    r.map_err(|e| py_error(py, "VocabFormatError", (e.reason, Option::<String>::None, if e.line == 0 { None } else { Some(e.line) })))
+}
+
+/// Parses a tiktoken rank file: `[(token bytes, rank), ...]` in file order.
+#[pyfunction]
+#[pyo3(signature = (data, allow_gaps=false))]
+fn parse_tiktoken(py: Python<'_>, data: &[u8], allow_gaps: bool) -> PyResult<Vec<(Py<PyBytes>, Rank)>> {
+    let v = parse_rank_file(py, data, allow_gaps)?;
+    Ok(v.into_iter().map(|(b, r)| (PyBytes::new(py, &b).unbind(), r)).collect())
+}
+
+/// Serializes `[(token bytes, rank), ...]` as a rank file.
+#[pyfunction]
+fn dump_tiktoken<'py>(py: Python<'py>, ranks: Vec<(Vec<u8>, Rank)>) -> Bound<'py, PyBytes> {
+    PyBytes::new(py, &tk::dump(&ranks))
+}
+
+/// Pre-tokenizes `text` with `pattern`; `fast=False` forces the generic regex engine.
+#[pyfunction]
+#[pyo3(signature = (pattern, text, fast=true))]
+fn pretokenize(py: Python<'_>, pattern: &str, text: &str, fast: bool) -> PyResult<Vec<(usize, usize)>> {
+    let p = tokenmill_core::pretokenize::Pretokenizer::with_engine(pattern, fast).map_err(|e| map_err(py, e))?;
+    run(py, || p.split(text))
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyCoreBpe>()?;
+    m.add_class::<SpecialSet>()?;
+    m.add_function(wrap_pyfunction!(parse_tiktoken, m)?)?;
+    m.add_function(wrap_pyfunction!(dump_tiktoken, m)?)?;
+    m.add_function(wrap_pyfunction!(pretokenize, m)?)?;
+    Ok(())
+}

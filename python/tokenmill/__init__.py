@@ -1,0 +1,47 @@
+"""tokenmill: exact, fast tokenizers (byte-level BPE compatible with tiktoken) with a Rust core.
+
+>>> import tokenmill
+>>> enc = tokenmill.get_encoding("cl100k_base")
+>>> enc.decode(enc.encode("hello world"))
+'hello world'
+"""
+
+from __future__ import annotations
+
+from .encoding import Encoding, StreamDecoder
+from .errors import (
+    DisallowedSpecialTokenError,
+    InternalError,
+    PatternError,
+    SpecialTokenError,
+    TokenIdError,
+    TokenmillError,
+    UnknownEncodingError,
+    UnknownTokenError,
+    VocabFormatError,
+)
+from .load import dump_tiktoken_bpe, load_gpt2_files, load_tiktoken_bpe
+from .registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Encoding",
+    "StreamDecoder",
+    "get_encoding",
+    "list_encoding_names",
+    "encoding_for_model",
+    "encoding_name_for_model",
+    "load_tiktoken_bpe",
+    "dump_tiktoken_bpe",
+    "load_gpt2_files",
+    "TokenmillError",
+    "VocabFormatError",
+    "PatternError",
+    "SpecialTokenError",
+    "DisallowedSpecialTokenError",
+    "TokenIdError",
+    "UnknownTokenError",
+    "UnknownEncodingError",
+    "InternalError",
+]

@@ -1,0 +1,118 @@
+"""The tokenmill exception hierarchy.
+
+Every error tokenmill raises from user data is a `TokenmillError` that also subclasses the
+built-in a caller would naturally catch (ValueError, KeyError, IndexError, OSError), so code
+written for tiktoken, HF tokenizers or sentencepiece keeps working. Each message says what
+went wrong, where, and what to do about it. A Rust panic never reaches Python: it becomes
+`InternalError`.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "TokenmillError",
+    "VocabFormatError",
+    "PatternError",
+    "SpecialTokenError",
+    "DisallowedSpecialTokenError",
+    "TokenIdError",
+    "UnknownTokenError",
+    "UnknownEncodingError",
+    "InternalError",
+]
+
+
+class TokenmillError(Exception):
+    """Base class of every tokenmill error."""
+
+
+class VocabFormatError(TokenmillError, ValueError):
+    """A vocabulary file or vocabulary object is malformed.
+
+    Attributes: `path` (or None), `line` (1-based, or None), `reason`, `format`.
+    The message reads ``"{path}:{line}: {reason}"`` with the parts that are known.
+    """
+
+    def __init__(self, reason: str, path: str | None = None, line: int | None = None, format: str | None = None):
+        self.reason = reason
+        self.path = None if path is None else str(path)
+        self.line = line
+        self.format = format
+        where = ""
+        if self.path is not None:
+            where = self.path + (f":{line}" if line is not None else "") + ": "
+        elif line is not None:
+            where = f"line {line}: "
+        super().__init__(where + reason)
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.path, self.line, self.format))
+
+    def at(self, path: str, format: str | None = None) -> "VocabFormatError":
+        """The same error, attributed to `path`."""
+        return type(self)(self.reason, path, self.line, format or self.format)
+
+
+class PatternError(TokenmillError, ValueError):
+    """A pre-tokenizer regex pattern does not compile or failed on the input."""
+
+
+class SpecialTokenError(TokenmillError, ValueError):
+    """A problem with special tokens (unknown name, bad allow/disallow argument)."""
+
+
+class DisallowedSpecialTokenError(SpecialTokenError):
+    """The text contains a special token that this call does not allow.
+
+    Attributes: `token` (the special token text), `position` (byte offset in the UTF-8 text).
+    """
+
+    def __init__(self, token: str, position: int | None = None):
+        self.token = token
+        self.position = position
+        at = f" at byte {position}" if position is not None else ""
+        super().__init__(
+            f"Encountered text corresponding to disallowed special token {token!r}{at}.\n"
+            "If you want this text to be encoded as a special token, "
+            f"pass it to `allowed_special`, e.g. `allowed_special={{{token!r}, ...}}`.\n"
+            "If you want this text to be encoded as normal text, disable the check for this token "
+            f"by passing `disallowed_special=(enc.special_tokens_set - {{{token!r}}})`.\n"
+            "To disable this check for all special tokens, pass `disallowed_special=()`.\n"
+        )
+
+    def __reduce__(self):
+        return (type(self), (self.token, self.position))
+
+
+class TokenIdError(TokenmillError, ValueError, IndexError):
+    """A token id that the vocabulary does not have (out of range, unassigned, negative)."""
+
+    def __init__(self, id: object, position: int | None = None, n_vocab: int | None = None, reason: str | None = None):
+        self.id = id
+        self.position = position
+        self.n_vocab = n_vocab
+        at = f" at position {position}" if position is not None else ""
+        if reason is None:
+            reason = f"is out of range [0, {n_vocab}) or unassigned" if n_vocab is not None else "is not a token of this vocabulary"
+        super().__init__(f"token id {id!r}{at} {reason}")
+
+    def __reduce__(self):
+        return (type(self), (self.id, self.position, self.n_vocab))
+
+
+class UnknownTokenError(TokenIdError, KeyError):
+    """A single token (id, bytes or text) looked up and not found; also a KeyError, as in tiktoken."""
+
+    def __str__(self) -> str:  # KeyError would repr-quote the message
+        return Exception.__str__(self)
+
+
+class UnknownEncodingError(TokenmillError, ValueError):
+    """`get_encoding` was given a name it does not know."""
+
+
+class InternalError(TokenmillError, RuntimeError):
+    """A bug in tokenmill (a caught Rust panic). Please report it with the input that caused it."""
+
+    def __init__(self, message: str):
+        super().__init__(f"internal error in tokenmill's Rust core: {message}. Please report this, with the input.")

@@ -1,0 +1,211 @@
+"""Loading and saving vocabulary files: tiktoken rank files and GPT-2's encoder.json + vocab.bpe.
+
+Loaders are strict where tiktoken is lenient (bad base64, duplicate tokens or ranks, missing
+single bytes, a merges file that disagrees with its encoder) and every error is a
+`VocabFormatError` naming the file and line. Files are read from local paths only: this
+module never touches the network. Writing is atomic (temporary file, fsync, rename).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Union
+
+from . import _core
+from .errors import VocabFormatError
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+__all__ = ["load_tiktoken_bpe", "dump_tiktoken_bpe", "load_gpt2_files", "read_verified", "atomic_write_bytes"]
+
+
+def read_verified(path: PathLike, expected_sha256: str | None = None) -> bytes:
+    """Reads a file, checking its sha256 when `expected_sha256` is given.
+
+    >>> import tokenmill.load as L, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "x"); _ = open(p, "wb").write(b"hi")
+    >>> L.read_verified(p, "8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4")
+    b'hi'
+    """
+    data = Path(path).read_bytes()
+    if expected_sha256 is not None:
+        got = hashlib.sha256(data).hexdigest()
+        if got != expected_sha256:
+            hint = " (the file has CRLF line endings; convert them to LF)" if b"\r\n" in data else ""
+            raise VocabFormatError(
+                f"sha256 mismatch: expected {expected_sha256}, got {got}{hint}; the file is corrupted or not the expected one",
+                path,
+            )
+    return data
+
+
+def load_tiktoken_bpe(path: PathLike, expected_hash: str | None = None, *, allow_gaps: bool = False) -> dict[bytes, int]:
+    """Loads a tiktoken rank file (``<base64 token> <rank>`` per line) as ``{bytes: rank}``.
+
+    Args:
+        path: Local path of the file (URLs are not fetched).
+        expected_hash: Optional sha256 hex digest to verify.
+        allow_gaps: Accept increasing but non-contiguous ranks.
+
+    Returns:
+        ``{token bytes: rank}``.
+
+    >>> import tokenmill, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "v.tiktoken")
+    >>> tokenmill.dump_tiktoken_bpe({bytes([i]): i for i in range(256)}, p)
+    >>> len(tokenmill.load_tiktoken_bpe(p))
+    256
+    """
+    data = read_verified(path, expected_hash)
+    try:
+        return dict(_core.parse_tiktoken(data, allow_gaps))
+    except VocabFormatError as e:
+        raise e.at(str(path), "tiktoken") from None
+
+
+def dump_tiktoken_bpe(bpe_ranks: dict[bytes, int], path: PathLike) -> None:
+    """Writes ``{bytes: rank}`` as a tiktoken rank file, sorted by rank, atomically.
+
+    >>> import tokenmill, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "v.tiktoken")
+    >>> tokenmill.dump_tiktoken_bpe({bytes([i]): i for i in range(256)}, p)
+    >>> open(p).readline()
+    'AA== 0\\n'
+    """
+    items = []
+    for tok, rank in bpe_ranks.items():
+        if not isinstance(tok, bytes) or not isinstance(rank, int) or not 0 <= rank < 2**32 - 1:
+            raise VocabFormatError(f"entry {tok!r}: {rank!r} is not bytes -> rank in [0, 2**32 - 1)")
+        items.append((tok, rank))
+    atomic_write_bytes(path, _core.dump_tiktoken(items))
+
+
+def atomic_write_bytes(path: PathLike, data: bytes) -> None:
+    """Writes `data` to `path` so that readers see the old file or the whole new one, never a
+    partial one: temporary file in the same directory, fsync, rename, fsync the directory."""
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    try:
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:  # some filesystems cannot fsync a directory; the rename is still atomic
+        pass
+
+
+# ---------------------------------------------------------------------------- GPT-2 files
+
+
+def _gpt2_byte_decoder() -> dict[str, int]:
+    """GPT-2's printable stand-in character for each byte, inverted: {char: byte}."""
+    printable = [b for b in range(256) if chr(b).isprintable() and chr(b) != " "]
+    table = {chr(b): b for b in printable}
+    n = 0
+    for b in range(256):
+        if b not in table.values():
+            table[chr(256 + n)] = b
+            n += 1
+    return table
+
+
+def load_gpt2_files(encoder_json: PathLike, vocab_bpe: PathLike) -> tuple[dict[bytes, int], dict[str, int]]:
+    """Reads GPT-2's ``encoder.json`` + ``vocab.bpe``; returns ``(mergeable_ranks, special_tokens)``.
+
+    The ranks equal tiktoken's r50k_base: the 256 bytes in GPT-2's byte order, then one token per
+    merge line. The two files must agree; `<|endoftext|>`/`<|startoftext|>` in encoder.json
+    become special tokens. A ``#version`` header, CRLF, blank lines and a missing final newline
+    are accepted.
+
+    >>> import tokenmill  # doctest: +SKIP
+    >>> ranks, specials = tokenmill.load_gpt2_files("encoder.json", "vocab.bpe")  # doctest: +SKIP
+    """
+    byte_of = _gpt2_byte_decoder()
+    order = [byte_of[c] for c in byte_of]  # insertion order = GPT-2's rank order of single bytes
+
+    def decode_symbol(sym: str, where: str, line: int | None) -> bytes:
+        try:
+            return bytes(byte_of[c] for c in sym)
+        except KeyError as e:
+            ch = e.args[0]
+            raise VocabFormatError(f"character U+{ord(ch):04X} in {sym!r} is not a GPT-2 byte symbol", where, line) from None
+
+    vpath = str(vocab_bpe)
+    raw = Path(vocab_bpe).read_bytes()
+    if not raw.strip():
+        raise VocabFormatError("empty merges file", vpath)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise VocabFormatError(f"not valid UTF-8 at byte {e.start}", vpath) from None
+    ranks: dict[bytes, int] = {bytes([b]): i for i, b in enumerate(order)}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        line = line.strip("\r")
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2 or not parts[0] or not parts[1]:
+            raise VocabFormatError(f"expected two symbols separated by one space, got {line!r}", vpath, lineno)
+        merged = decode_symbol(parts[0], vpath, lineno) + decode_symbol(parts[1], vpath, lineno)
+        if merged in ranks:
+            raise VocabFormatError(f"merge {line!r} produces {merged!r}, which already has rank {ranks[merged]}", vpath, lineno)
+        ranks[merged] = len(ranks)
+
+    epath = str(encoder_json)
+    eraw = Path(encoder_json).read_bytes()
+    if not eraw.strip():
+        raise VocabFormatError("empty encoder file", epath)
+
+    def no_dupes(pairs):
+        seen = {}
+        for k, v in pairs:
+            if k in seen:
+                raise VocabFormatError(f"duplicate key {k!r} in JSON object", epath)
+            seen[k] = v
+        return seen
+
+    try:
+        encoder = json.loads(eraw.decode("utf-8"), object_pairs_hook=no_dupes)
+    except UnicodeDecodeError as e:
+        raise VocabFormatError(f"not valid UTF-8 at byte {e.start}", epath) from None
+    except json.JSONDecodeError as e:
+        raise VocabFormatError(f"invalid JSON: {e.msg} (line {e.lineno}, column {e.colno})", epath, e.lineno) from None
+    if not isinstance(encoder, dict):
+        raise VocabFormatError(f"expected a JSON object of token -> id, got {type(encoder).__name__}", epath)
+    specials: dict[str, int] = {}
+    seen: dict[bytes, int] = {}
+    for k, v in encoder.items():
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise VocabFormatError(f"id of {k!r} is {v!r}, not an int", epath)
+        if k in ("<|endoftext|>", "<|startoftext|>"):
+            specials[k] = v
+            continue
+        seen[decode_symbol(k, epath, None)] = v
+    if seen != ranks:
+        for tok, r in ranks.items():
+            if seen.get(tok) != r:
+                sym = "".join(list(byte_of)[order.index(b)] for b in tok)
+                other = seen.get(tok)
+                detail = f"rank {other} vs {r}" if other is not None else f"missing from encoder.json (vocab.bpe gives rank {r})"
+                raise VocabFormatError(f"encoder.json and vocab.bpe disagree at {sym!r}: {detail}", epath)
+        extra = next(iter(set(seen) - set(ranks)))
+        raise VocabFormatError(f"encoder.json has token {extra!r} (id {seen[extra]}) that vocab.bpe does not produce", epath)
+    return ranks, specials
