@@ -1,0 +1,9 @@
+"""Pure-Python reference implementations: the specification of each algorithm.
+
+Small and readable on purpose (minbpe-sized); slow. The Rust core is tested against these.
+Nothing in the fast path imports them.
+"""
+
+from .bpe import ReferenceEncoding, bpe_merge
+
+__all__ = ["ReferenceEncoding", "bpe_merge"]
