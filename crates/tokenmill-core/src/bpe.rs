@@ -16,41 +16,49 @@ use crate::vocab::{Rank, Vocab};
 /// Pieces longer than this (bytes) use the heap merge.
 const HEAP_THRESHOLD: usize = 128;
 
+/// Reusable working memory for `encode_piece` (one per encode call, not per piece).
+pub type Scratch = Vec<(usize, Rank)>;
+
 /// Appends the tokens of `piece` to `out`.
 #[inline]
 pub fn encode_piece(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>) {
+    encode_piece_with(vocab, piece, out, &mut Vec::new())
+}
+
+/// `encode_piece` with caller-provided scratch memory.
+#[inline]
+pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) {
     if piece.is_empty() {
         return;
     }
+    // Most pieces of real text are whole tokens: one lookup, no merging.
     if let Some(r) = vocab.rank(piece) {
         out.push(r);
         return;
     }
     if piece.len() <= HEAP_THRESHOLD {
-        merge_small(vocab, piece, out)
+        merge_small(vocab, piece, out, scratch)
     } else {
         merge_heap(vocab, piece, out)
     }
 }
 
 /// Flat-array merge (tiktoken's algorithm shape): `parts[i] = (start, rank of parts i,i+1)`.
-pub fn merge_small(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>) {
+pub fn merge_small(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, parts: &mut Scratch) {
     let n = piece.len();
-    // Why a stack buffer: this runs for almost every piece, and small allocations dominate.
-    let mut parts: Vec<(usize, Rank)> = Vec::with_capacity(n + 1);
-    let pair_rank = |parts: &[(usize, Rank)], i: usize| -> Rank {
+    parts.clear();
+    let pair_rank = |parts: &Scratch, i: usize| -> Rank {
         if i + 2 < parts.len() {
             vocab.rank(&piece[parts[i].0..parts[i + 2].0]).unwrap_or(Rank::MAX)
         } else {
             Rank::MAX
         }
     };
-    for i in 0..=n {
-        parts.push((i, Rank::MAX));
+    for i in 0..n {
+        let r = if i + 1 < n { vocab.pair_rank(piece[i], piece[i + 1]) } else { Rank::MAX };
+        parts.push((i, r));
     }
-    for i in 0..n.saturating_sub(1) {
-        parts[i].1 = pair_rank(&parts, i);
-    }
+    parts.push((n, Rank::MAX));
     loop {
         // Leftmost minimum.
         let mut best = (Rank::MAX, 0usize);
@@ -64,9 +72,9 @@ pub fn merge_small(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>) {
         }
         let i = best.1;
         parts.remove(i + 1);
-        parts[i].1 = pair_rank(&parts, i);
+        parts[i].1 = pair_rank(parts, i);
         if i > 0 {
-            parts[i - 1].1 = pair_rank(&parts, i - 1);
+            parts[i - 1].1 = pair_rank(parts, i - 1);
         }
     }
     for w in parts.windows(2) {

@@ -22,6 +22,9 @@ pub struct Vocab {
     spans: Vec<(u32, u32)>,
     special: FxHashMap<String, Rank>,
     n_mergeable: usize,
+    /// Rank of every two-byte token, indexed by `b0 << 8 | b1` (`Rank::MAX` if none): the
+    /// first round of every merge looks up byte pairs, and a flat table beats hashing there.
+    pair_ranks: Vec<Rank>,
 }
 
 impl Vocab {
@@ -95,13 +98,25 @@ impl Vocab {
             arena.extend_from_slice(text.as_bytes());
             special.insert(text, id);
         }
-        Ok(Vocab { encoder, arena, spans, special, n_mergeable })
+        let mut pair_ranks = vec![Rank::MAX; 1 << 16];
+        for (tok, &r) in &encoder {
+            if tok.len() == 2 {
+                pair_ranks[(tok[0] as usize) << 8 | tok[1] as usize] = r;
+            }
+        }
+        Ok(Vocab { encoder, arena, spans, special, n_mergeable, pair_ranks })
     }
 
     /// Rank of a mergeable token, if `bytes` is one.
     #[inline]
     pub fn rank(&self, bytes: &[u8]) -> Option<Rank> {
         self.encoder.get(bytes).copied()
+    }
+
+    /// Rank of the two-byte token `[a, b]`, or `Rank::MAX`.
+    #[inline]
+    pub fn pair_rank(&self, a: u8, b: u8) -> Rank {
+        self.pair_ranks[(a as usize) << 8 | b as usize]
     }
 
     /// Bytes of token `id` (mergeable or special), or `None` for unknown ids.
