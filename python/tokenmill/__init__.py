@@ -17,6 +17,7 @@ from .errors import (
     TokenIdError,
     TokenmillError,
     UnknownEncodingError,
+    UnknownModelError,
     UnknownTokenError,
     VocabFormatError,
 )
@@ -43,5 +44,6 @@ __all__ = [
     "TokenIdError",
     "UnknownTokenError",
     "UnknownEncodingError",
+    "UnknownModelError",
     "InternalError",
 ]

@@ -159,9 +159,12 @@ class Encoding:
         return f"<Encoding {self._name!r}>"
 
     def __setattr__(self, key, value):
-        if hasattr(self, "_core") and key != "_special_cache":
+        if hasattr(self, "_core"):
             raise AttributeError("Encoding objects are immutable; build a new one instead")
         object.__setattr__(self, key, value)
+
+    def __delattr__(self, key):
+        raise AttributeError("Encoding objects are immutable; build a new one instead")
 
     # ----------------------------------------------------------------- specials
     def _special_sets(self, allowed_special, disallowed_special):
@@ -476,8 +479,9 @@ class Encoding:
             return text
         if max_tokens == 0:
             return ""
-        if _fix_surrogates(text) != text:
-            text = _fix_surrogates(text)
+        original = text
+        repaired = _fix_surrogates(text) if _has_surrogates(text) else text
+        text = repaired
 
         def fits(n_chars: int) -> bool:
             return self.count(text[:n_chars], **special) <= max_tokens
@@ -496,7 +500,9 @@ class Encoding:
             while c > 0 and not fits(c):
                 c -= 1
             best = max(c, 0)
-        return text[:best]
+        if repaired is original:
+            return text[:best]
+        return original[: _original_index(original, best)]
 
     # ----------------------------------------------------------------- decoding
     def decode_bytes(self, tokens: Sequence[int]) -> bytes:
@@ -508,6 +514,8 @@ class Encoding:
         >>> get_encoding("gpt2").decode_bytes([31373, 995])
         b'hello world'
         """
+        if isinstance(tokens, (str, bytes, bytearray, memoryview)):
+            raise TypeError(f"expected a sequence of token ids (ints), not {type(tokens).__name__}")
         try:
             return self._core.decode_bytes(tokens)
         except (TypeError, OverflowError):
@@ -530,9 +538,9 @@ class Encoding:
         >>> get_encoding("gpt2").decode_single_token_bytes(31373)
         b'hello'
         """
-        if not isinstance(token, int) or isinstance(token, bool):
+        if not isinstance(token, int):
             token = _as_int(token, 0)
-        b = self._core.token_bytes(token) if token >= 0 else None
+        b = self._core.token_bytes(token) if 0 <= token < 2**64 else None
         if b is None:
             raise UnknownTokenError(token, n_vocab=self.n_vocab)
         return b
@@ -591,7 +599,7 @@ class Encoding:
                 raise TypeError(f"token ids must be integers, got a numpy array of dtype {tokens.dtype}")
             tokens = tokens.ravel().tolist()
             ok = True
-        elif isinstance(tokens, (str, bytes)):
+        elif isinstance(tokens, (str, bytes, bytearray, memoryview)):
             raise TypeError(f"expected a sequence of token ids (ints), not {type(tokens).__name__}")
         else:
             tokens = list(tokens)
@@ -621,6 +629,25 @@ class Encoding:
     __hash__ = object.__hash__
 
 
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
+
+def _original_index(original: str, n_repaired: int) -> int:
+    """Index in `original` of repaired character `n_repaired` (a surrogate pair is 2 -> 1)."""
+    i = k = 0
+    while k < n_repaired and i < len(original):
+        c = ord(original[i])
+        nxt = ord(original[i + 1]) if i + 1 < len(original) else 0
+        i += 2 if 0xD800 <= c < 0xDC00 and 0xDC00 <= nxt < 0xE000 else 1
+        k += 1
+    return i
+
+
 def _rebuild(name, pattern, rank_file, specials, explicit_n_vocab):
     core = _core.CoreBPE.from_tiktoken_bytes(rank_file, sorted(specials.items(), key=lambda kv: kv[1]), pattern, True)
     return Encoding(name, explicit_n_vocab=explicit_n_vocab, _core_bpe=core)
@@ -647,7 +674,7 @@ def _freeze(value, what: str) -> frozenset:
 def _as_int(t, position: int) -> int:
     import operator
 
-    if isinstance(t, bool) or isinstance(t, (float, str, bytes)):
+    if isinstance(t, (float, str, bytes)):
         raise TypeError(f"token id at position {position} is {t!r} ({type(t).__name__}); token ids must be ints")
     try:
         return operator.index(t)

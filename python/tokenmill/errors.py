@@ -18,6 +18,7 @@ __all__ = [
     "TokenIdError",
     "UnknownTokenError",
     "UnknownEncodingError",
+    "UnknownModelError",
     "InternalError",
 ]
 
@@ -109,6 +110,13 @@ class UnknownTokenError(TokenIdError, KeyError):
 
 class UnknownEncodingError(TokenmillError, ValueError):
     """`get_encoding` was given a name it does not know."""
+
+
+class UnknownModelError(UnknownEncodingError, KeyError):
+    """`encoding_for_model` was given a model name it cannot map (a KeyError, as in tiktoken)."""
+
+    def __str__(self) -> str:  # KeyError would repr-quote the message
+        return Exception.__str__(self)
 
 
 class InternalError(TokenmillError, RuntimeError):

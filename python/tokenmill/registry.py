@@ -12,7 +12,7 @@ from importlib import resources
 
 from . import _core
 from .encoding import Encoding
-from .errors import UnknownEncodingError
+from .errors import UnknownEncodingError, UnknownModelError
 from .load import read_verified
 
 __all__ = ["get_encoding", "list_encoding_names", "encoding_name_for_model", "encoding_for_model"]
@@ -46,6 +46,16 @@ _FILES = {
 }
 
 
+def _harmony_specials() -> dict[str, int]:
+    # As in tiktoken, <|endofprompt|> and <|reserved_200018|> share id 200018; decoding it
+    # gives <|endofprompt|>, the first listed.
+    specials = {ENDOFTEXT: 199999, ENDOFPROMPT: 200018, "<|startoftext|>": 199998}
+    named = {200002: "return", 200003: "constrain", 200005: "channel", 200006: "start", 200007: "end", 200008: "message", 200012: "call"}
+    for i in range(200000, 201088):
+        specials[f"<|{named[i]}|>" if i in named else f"<|reserved_{i}|>"] = i
+    return specials
+
+
 # name -> (rank file, pattern, special tokens, explicit_n_vocab)
 _SPECS: dict[str, tuple] = {
     "gpt2": ("r50k_base.tiktoken", R50K_PAT, {ENDOFTEXT: 50256}, 50257),
@@ -59,15 +69,32 @@ _SPECS: dict[str, tuple] = {
         None,
     ),
     "o200k_base": ("o200k_base.tiktoken", O200K_PAT, {ENDOFTEXT: 199999, ENDOFPROMPT: 200018}, None),
+    "o200k_harmony": ("o200k_base.tiktoken", O200K_PAT, None, None),
 }
 
-_MODEL_PREFIXES = {
-    "gpt-4o": "o200k_base", "gpt-4.1": "o200k_base", "gpt-5": "o200k_base", "o1": "o200k_base", "o3": "o200k_base",
-    "o4-mini": "o200k_base", "gpt-4": "cl100k_base", "gpt-3.5-turbo": "cl100k_base",
-    "gpt-35-turbo": "cl100k_base", "text-embedding-3": "cl100k_base", "text-embedding-ada-002": "cl100k_base",
-    "text-davinci-003": "p50k_base", "text-davinci-002": "p50k_base", "code-davinci-002": "p50k_base",
-    "davinci": "r50k_base", "curie": "r50k_base", "babbage": "r50k_base", "ada": "r50k_base", "gpt2": "gpt2",
+# Which encoding each OpenAI model uses (the same facts tiktoken's model table records).
+# Exact names first; then prefixes, tried in this order.
+_MODELS_BY_ENCODING = {
+    "o200k_base": "o1 o3 o4-mini gpt-5 gpt-4.1 gpt-4o",
+    "cl100k_base": "gpt-4 gpt-3.5-turbo gpt-3.5 gpt-35-turbo davinci-002 babbage-002 text-embedding-ada-002 "
+    "text-embedding-3-small text-embedding-3-large",
+    "p50k_base": "text-davinci-003 text-davinci-002 code-davinci-002 code-davinci-001 code-cushman-002 "
+    "code-cushman-001 davinci-codex cushman-codex",
+    "p50k_edit": "text-davinci-edit-001 code-davinci-edit-001",
+    "r50k_base": "text-davinci-001 text-curie-001 text-babbage-001 text-ada-001 davinci curie babbage ada "
+    "text-similarity-davinci-001 text-similarity-curie-001 text-similarity-babbage-001 text-similarity-ada-001 "
+    "text-search-davinci-doc-001 text-search-curie-doc-001 text-search-babbage-doc-001 text-search-ada-doc-001 "
+    "code-search-babbage-code-001 code-search-ada-code-001",
+    "gpt2": "gpt2 gpt-2",
 }
+_MODEL_TO_ENCODING = {m: enc for enc, models in _MODELS_BY_ENCODING.items() for m in models.split()}
+_MODEL_PREFIX_TO_ENCODING = [
+    ("o1-", "o200k_base"), ("o3-", "o200k_base"), ("o4-mini-", "o200k_base"), ("gpt-5", "o200k_base"),
+    ("gpt-4.5-", "o200k_base"), ("gpt-4.1-", "o200k_base"), ("chatgpt-4o-", "o200k_base"), ("gpt-4o-", "o200k_base"),
+    ("gpt-4-", "cl100k_base"), ("gpt-3.5-turbo-", "cl100k_base"), ("gpt-35-turbo-", "cl100k_base"),
+    ("gpt-oss-", "o200k_harmony"), ("ft:gpt-4o", "o200k_base"), ("ft:gpt-4", "cl100k_base"),
+    ("ft:gpt-3.5-turbo", "cl100k_base"), ("ft:davinci-002", "cl100k_base"), ("ft:babbage-002", "cl100k_base"),
+]
 
 _lock = threading.Lock()
 _cache: dict[str, Encoding] = {}
@@ -112,11 +139,13 @@ def get_encoding(encoding_name: str) -> Encoding:
 
 def _build(name: str) -> Encoding:
     fname, pattern, specials, n_vocab = _SPECS[name]
+    if specials is None:
+        specials = _harmony_specials()
     path = resources.files("tokenmill") / "encodings" / fname
     with resources.as_file(path) as p:
         data = read_verified(p, _FILES[fname])
     # p50k_base's ranks skip 50256 (the id of <|endoftext|>), so gaps are allowed here.
-    core = _core.CoreBPE.from_tiktoken_bytes(data, sorted(specials.items(), key=lambda kv: kv[1]), pattern, True)
+    core = _core.CoreBPE.from_tiktoken_bytes(data, list(specials.items()), pattern, True)
     return Encoding(name, explicit_n_vocab=n_vocab, _core_bpe=core)
 
 
@@ -125,15 +154,19 @@ def _is_registered(enc: Encoding) -> bool:
 
 
 def encoding_name_for_model(model_name: str) -> str:
-    """The encoding name of an OpenAI model, by exact name or prefix.
+    """The encoding name of an OpenAI model: exact name first, then known prefixes.
+
+    Raises `UnknownModelError` (a KeyError) for names it cannot map.
 
     >>> encoding_name_for_model("gpt-4o-mini")
     'o200k_base'
     """
-    for prefix in sorted(_MODEL_PREFIXES, key=len, reverse=True):
-        if model_name == prefix or model_name.startswith(prefix + "-") or model_name.startswith(prefix + "."):
-            return _MODEL_PREFIXES[prefix]
-    raise UnknownEncodingError(
+    if model_name in _MODEL_TO_ENCODING:
+        return _MODEL_TO_ENCODING[model_name]
+    for prefix, name in _MODEL_PREFIX_TO_ENCODING:
+        if model_name.startswith(prefix):
+            return name
+    raise UnknownModelError(
         f"Could not map model {model_name!r} to an encoding. Use get_encoding() with one of: {', '.join(_SPECS)}."
     )
 

@@ -11,6 +11,9 @@ use crate::error::CoreError;
 /// A token id. BPE merge priority equals the id ("rank"), as in tiktoken.
 pub type Rank = u32;
 
+/// How many unassigned ids (holes) a vocabulary may have in all.
+pub const MAX_ID_GAP: usize = 1 << 20;
+
 /// Marks an id with no token (a hole in a sparse vocabulary).
 const HOLE: u32 = u32::MAX;
 
@@ -42,6 +45,15 @@ impl Vocab {
         let n = max_rank.max(max_special) as usize + 1;
         if max_rank == HOLE || max_special == HOLE {
             return Err(CoreError::Vocab(format!("token id {HOLE} is reserved; use ids below it")));
+        }
+        // Why a cap: the id table is dense, so one stray id near 2**32 would allocate gigabytes.
+        let n_tokens = mergeable.len() + specials.len();
+        if n > n_tokens + MAX_ID_GAP {
+            return Err(CoreError::Vocab(format!(
+                "largest token id is {} but there are only {n_tokens} tokens; ids must be dense \
+                 (at most {MAX_ID_GAP} unassigned ids in all)",
+                n - 1
+            )));
         }
         let mut spans = vec![(0u32, HOLE); n];
         let mut arena = Vec::with_capacity(mergeable.iter().map(|(b, _)| b.len()).sum());
@@ -83,19 +95,23 @@ impl Vocab {
             if text.is_empty() {
                 return Err(CoreError::Vocab(format!("special token with id {id} is empty")));
             }
-            if spans[id as usize].1 != HOLE {
-                let (o, l) = spans[id as usize];
-                let what = if special.values().any(|v| *v == id) { "another special token" } else { "an ordinary token" };
-                return Err(CoreError::Vocab(format!(
-                    "special token {text:?} has id {id}, which is already used by {what} ({:?})",
-                    escape_bytes(&arena[o as usize..][..l as usize])
-                )));
-            }
             if special.contains_key(&text) {
                 return Err(CoreError::Vocab(format!("special token {text:?} is listed twice")));
             }
-            spans[id as usize] = (arena.len() as u32, text.len() as u32);
-            arena.extend_from_slice(text.as_bytes());
+            let is_alias = special.values().any(|v| *v == id);
+            if spans[id as usize].1 != HOLE && !is_alias {
+                let (o, l) = spans[id as usize];
+                return Err(CoreError::Vocab(format!(
+                    "special token {text:?} has id {id}, which is already the rank of ordinary token {:?}",
+                    escape_bytes(&arena[o as usize..][..l as usize])
+                )));
+            }
+            // Two special texts may share an id (tiktoken's o200k_harmony does): both encode to
+            // it, and decoding gives the first one listed.
+            if !is_alias {
+                spans[id as usize] = (arena.len() as u32, text.len() as u32);
+                arena.extend_from_slice(text.as_bytes());
+            }
             special.insert(text, id);
         }
         let mut pair_ranks = vec![Rank::MAX; 1 << 16];
