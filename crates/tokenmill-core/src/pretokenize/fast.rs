@@ -171,16 +171,8 @@ fn contraction_ci(b: &[u8], i: usize) -> Option<usize> {
     // `x | 0x20` equals an ASCII lowercase letter only for that letter and its uppercase.
     match c1 | 0x20 {
         b's' | b'd' | b'm' | b't' => return Some(i + 1),
-        b'l' => {
-            if b.get(i + 1).map(|&c| c | 0x20) == Some(b'l') {
-                return Some(i + 2);
-            }
-        }
-        b'v' | b'r' => {
-            if b.get(i + 1).map(|&c| c | 0x20) == Some(b'e') {
-                return Some(i + 2);
-            }
-        }
+        b'l' if b.get(i + 1).map(|&c| c | 0x20) == Some(b'l') => return Some(i + 2),
+        b'v' | b'r' if b.get(i + 1).map(|&c| c | 0x20) == Some(b'e') => return Some(i + 2),
         _ => {}
     }
     // U+017F is C5 BF.
@@ -253,6 +245,7 @@ fn r50k(t: &Tables, b: &[u8], pos: usize) -> usize {
         return run_not(t, b, pos + l0, SLN);
     }
     // The char at pos is in S.
+    debug_assert!(k0 & CL_S != 0);
     let (r, _, last) = ws_run(t, b, pos);
     if r == n {
         // \s++$
@@ -275,9 +268,13 @@ fn r50k(t: &Tables, b: &[u8], pos: usize) -> usize {
 fn cl100k(t: &Tables, b: &[u8], pos: usize) -> usize {
     let n = b.len();
     let c0 = b[pos];
-    // Fast path: ASCII letters, optionally after one ASCII P char (space, punctuation...).
+    // Fast path: ASCII letters, optionally after a space (alternative 2 either way: the space
+    // is a P char and cannot start alternative 1).
     if c0.is_ascii_alphabetic() {
         return run_in(t, b, pos + 1, CL_L);
+    }
+    if c0 == b' ' && pos + 1 < n && b[pos + 1].is_ascii_alphabetic() {
+        return run_in(t, b, pos + 2, CL_L);
     }
 
     // '(?i:[sdmt]|ll|ve|re)
@@ -323,6 +320,7 @@ fn cl100k(t: &Tables, b: &[u8], pos: usize) -> usize {
         return run_nl(b, e);
     }
     // The char at pos is in S.
+    debug_assert!(k0 & CL_S != 0);
     let (r, last_nl, last) = ws_run(t, b, pos);
     if r == n {
         // \s++$
@@ -364,19 +362,18 @@ fn o200k(t: &Tables, b: &[u8], pos: usize) -> usize {
     let n = b.len();
     let c0 = b[pos];
     // Fast path: an ASCII lowercase run, optionally after one ASCII P char (space,
-    // punctuation...), and followed by an ASCII char that is not a letter. Then A1 matches
-    // with U* empty and W+ the lowercase run (taking the P char, if any, comes first).
+    // punctuation...), and followed by the end or an ASCII char (which is then not a
+    // lowercase letter, so not in W). Then A1 matches with U* empty and W+ the lowercase run
+    // (taking the P char, if any, is tried first and succeeds).
     {
         let s = if c0.is_ascii_lowercase() {
             pos
-        } else if pos + 1 < n && b[pos + 1].is_ascii_lowercase() && t.latin1[c0 as usize] & LNNL == 0 {
-            // c0 is ASCII (all bytes >= 0x80 are non-ASCII lead bytes, flags of Latin-1
-            // would be wrong here), so guard on it.
-            if c0 < 0x80 {
-                pos + 1
-            } else {
-                NONE
-            }
+        } else if c0 < 0x80
+            && t.latin1[c0 as usize] & LNNL == 0
+            && pos + 1 < n
+            && b[pos + 1].is_ascii_lowercase()
+        {
+            pos + 1
         } else {
             NONE
         };
@@ -385,7 +382,7 @@ fn o200k(t: &Tables, b: &[u8], pos: usize) -> usize {
             while i < n && b[i].is_ascii_lowercase() {
                 i += 1;
             }
-            if i >= n || (b[i] < 0x80 && !b[i].is_ascii_alphabetic()) {
+            if i >= n || b[i] < 0x80 {
                 return opt_contraction(b, i);
             }
         }
@@ -437,6 +434,7 @@ fn o200k(t: &Tables, b: &[u8], pos: usize) -> usize {
         return run_nl_slash(b, e);
     }
     // The char at pos is in S.
+    debug_assert!(k0 & CL_S != 0);
     let (r, last_nl, last) = ws_run(t, b, pos);
     if last_nl != NONE {
         // A5 \s*[\r\n]+: \s* backs off to the last \r/\n of the run, and [\r\n]+ then takes

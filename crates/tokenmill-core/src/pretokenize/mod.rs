@@ -84,7 +84,11 @@ impl Pretokenizer {
             Pretokenizer::Fast(kind) => {
                 let mut pos = 0;
                 while pos < text.len() {
-                    let end = kind.next_end(text, pos);
+                    let mut end = kind.next_end(text, pos);
+                    // Defensive: a matcher bug must not turn into an endless loop.
+                    if end <= pos || end > text.len() || !text.is_char_boundary(end) {
+                        end = pos + text[pos..].chars().next().map_or(1, char::len_utf8);
+                    }
                     f(pos, end);
                     pos = end;
                 }

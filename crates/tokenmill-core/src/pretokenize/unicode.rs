@@ -7,7 +7,7 @@
 //! agree on every code point by construction, whatever Unicode version `regex-syntax` ships.
 //!
 //! Layout: one `u8` bitmask of `CL_*` flags per code point, stored as a two-level table (256
-//! code points per block, identical blocks shared; about 60 KB in all). Code points below 256
+//! code points per block, identical blocks shared; under 50 KB in all). Code points below 256
 //! are in a flat array, so ASCII and Latin-1 cost a single load. Building takes about a
 //! millisecond in release mode.
 

@@ -1,0 +1,748 @@
+//! The hand-written pre-tokenizers (`pretokenize::fast`) against the regex engine tiktoken uses
+//! (`fancy_regex`, via `Pretokenizer::with_engine(pattern, false)`).
+//!
+//! Exactness is the contract: for every input, the fast matcher must produce exactly the
+//! pieces `fancy_regex::Regex::find_iter` produces. Tests: the Unicode tables against
+//! `regex-syntax`; case folding of the contraction letters; random strings over a targeted
+//! alphabet; every string of length <= 3 over class representatives; every code point in
+//! several contexts; real text (the shared corpus and Python sources); pathological inputs
+//! (linear time, and equal to the regex up to 100k). `cargo test --release` runs the large
+//! sizes; debug builds run smaller ones. Throughput: `cargo test --release --test pretokenize
+//! -- --ignored --nocapture throughput`.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use tokenmill_core::pretokenize::unicode::{
+    class_of, class_ranges, CLASS_SOURCES, CL_L, CL_N, CL_NL, CL_S, CL_U, CL_W,
+};
+use tokenmill_core::pretokenize::{
+    KnownPattern, Pretokenizer, CL100K_PAT, GPT2_ORIGINAL_PAT, O200K_PAT, R50K_PAT,
+};
+
+const RELEASE: bool = !cfg!(debug_assertions);
+
+// ----------------------------------------------------------------------------------------------
+// Helpers
+// ----------------------------------------------------------------------------------------------
+
+struct Engine {
+    name: &'static str,
+    kind: KnownPattern,
+    fast: Pretokenizer,
+    slow: Pretokenizer,
+}
+
+fn engines() -> Vec<Engine> {
+    [("r50k", R50K_PAT), ("cl100k", CL100K_PAT), ("o200k", O200K_PAT)]
+        .into_iter()
+        .map(|(name, pat)| {
+            let kind = KnownPattern::from_pattern(pat).unwrap();
+            let fast = Pretokenizer::with_engine(pat, true).unwrap();
+            assert!(fast.is_fast(), "{name} should use the hand-written matcher");
+            let slow = Pretokenizer::with_engine(pat, false).unwrap();
+            assert!(!slow.is_fast());
+            Engine { name, kind, fast, slow }
+        })
+        .collect()
+}
+
+/// Unambiguous, printable rendering of a string.
+fn esc(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            ' '..='~' => out.push(c),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            _ => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        }
+    }
+    out
+}
+
+fn pieces(text: &str, split: &[(usize, usize)]) -> String {
+    let v: Vec<String> = split.iter().map(|&(s, e)| format!("\"{}\"", esc(&text[s..e]))).collect();
+    format!("[{}]", v.join(", "))
+}
+
+/// Splits with the hand-written matcher (calling `next_end` directly, so that a matcher that
+/// made no progress fails instead of looping), checking the contract's invariants, and checks
+/// that `Pretokenizer::split` agrees.
+fn fast_split(e: &Engine, text: &str) -> Vec<(usize, usize)> {
+    let mut v = Vec::new();
+    let mut pos = 0;
+    while pos < text.len() {
+        let end = e.kind.next_end(text, pos);
+        assert!(
+            end > pos && end <= text.len() && text.is_char_boundary(end),
+            "{}: bad piece {pos}..{end} in \"{}\"",
+            e.name,
+            esc(&text[..text.len().min(400)])
+        );
+        v.push((pos, end));
+        pos = end;
+    }
+    assert_eq!(e.fast.split(text).unwrap(), v);
+    v
+}
+
+/// Compares both engines on `text`; on mismatch returns a description (with a window around the
+/// first differing piece for long texts).
+fn compare(e: &Engine, text: &str) -> Result<(), String> {
+    let fast = fast_split(e, text);
+    let slow = e.slow.split(text).unwrap();
+    if fast == slow {
+        return Ok(());
+    }
+    let i = fast.iter().zip(&slow).take_while(|(a, b)| a == b).count();
+    if text.len() <= 400 {
+        return Err(format!(
+            "{}: mismatch on \"{}\"\n  fast:  {}\n  regex: {}",
+            e.name,
+            esc(text),
+            pieces(text, &fast),
+            pieces(text, &slow)
+        ));
+    }
+    let lo = i.saturating_sub(5);
+    let fw = &fast[lo..(i + 6).min(fast.len())];
+    let sw = &slow[lo..(i + 6).min(slow.len())];
+    let start = fw.first().map_or(0, |p| p.0).min(sw.first().map_or(0, |p| p.0));
+    let end = fw.last().map_or(0, |p| p.1).max(sw.last().map_or(0, |p| p.1));
+    Err(format!(
+        "{}: mismatch at piece {i} (byte {start}) of a {}-byte text; window \"{}\"\n  fast:  {}\n  regex: {}",
+        e.name,
+        text.len(),
+        esc(&text[start..end]),
+        pieces(text, fw),
+        pieces(text, sw)
+    ))
+}
+
+/// Runs `compare` on all inputs and fails with (up to 10) mismatches.
+fn check_all<'a>(e: &Engine, inputs: impl IntoIterator<Item = &'a str>) -> usize {
+    let mut errors = Vec::new();
+    let mut n = 0;
+    for text in inputs {
+        n += 1;
+        if let Err(m) = compare(e, text) {
+            errors.push(m);
+            if errors.len() >= 10 {
+                break;
+            }
+        }
+    }
+    assert!(errors.is_empty(), "{} mismatches:\n{}", errors.len(), errors.join("\n"));
+    n
+}
+
+/// A tiny deterministic PRNG (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Targeted fragments for random strings: every class the patterns distinguish, the contraction
+/// letters in all cases (and what they fold with), whitespace of all kinds, and some multi-char
+/// fragments so that contractions and CRLF occur often.
+const FRAGMENTS: &[&str] = &[
+    // ASCII letters, with the contraction letters in both cases
+    "a", "b", "x", "z", "s", "d", "m", "t", "l", "v", "e", "r", "k",
+    "A", "B", "X", "Z", "S", "D", "M", "T", "L", "V", "E", "R", "K",
+    // digits
+    "0", "1", "7", "9",
+    // whitespace
+    " ", " ", " ", "  ", "\t", "\n", "\n", "\r", "\r\n", "\x0b", "\x0c",
+    "\u{a0}", "\u{2028}", "\u{2029}", "\u{3000}", "\u{85}", "\u{1680}", "\u{2000}", "\u{202f}",
+    // not whitespace although control or space-like
+    "\0", "\x1c", "\x1f", "\u{200b}", "\u{180e}", "\u{feff}",
+    // apostrophes and contractions
+    "'", "'", "'", "'s", "'S", "'t", "'T", "'re", "'RE", "'rE", "'Re", "'ve", "'VE", "'m", "'M",
+    "'ll", "'LL", "'lL", "'d", "'D", "'\u{17f}", "\u{17f}", "\u{212a}", "'e", "'l", "'r", "'v",
+    "\u{2019}", "\u{2019}s",
+    // punctuation and symbols
+    ".", ",", "!", "?", "/", "//", "-", "_", "(", ")", "\"", "#", "$", "+", "=", "@", "\\",
+    // Lu, Ll, Lt, Lm, Lo
+    "\u{c9}", "\u{e9}", "\u{df}", "\u{3a3}", "\u{3c3}", "\u{416}", "\u{436}", "\u{1c5}", "\u{1f88}",
+    "\u{2b0}", "\u{2c6}", "\u{3005}", "\u{5d0}", "\u{627}", "\u{4e00}", "\u{3042}", "\u{ac00}",
+    // M (Mn, Mc, Me)
+    "\u{301}", "\u{308}", "\u{903}", "\u{93f}", "\u{20dd}", "\u{fe0f}",
+    // N (Nd, Nl, No)
+    "\u{661}", "\u{966}", "\u{ff11}", "\u{2460}", "\u{216b}", "\u{b2}", "\u{bd}",
+    // emoji, ZWJ, replacement char, private use, supplementary letters
+    "\u{1f600}", "\u{1f469}\u{200d}\u{1f4bb}", "\u{200d}", "\u{2764}\u{fe0f}", "\u{fffd}",
+    "\u{e000}", "\u{10400}", "\u{10428}", "\u{1d400}", "\u{20000}",
+];
+
+fn random_char(rng: &mut Rng) -> char {
+    loop {
+        // Bias towards the BMP, but cover the whole range.
+        let cp = if rng.below(4) == 0 { rng.below(0x11_0000) } else { rng.below(0x1_0000) };
+        if let Some(c) = char::from_u32(cp as u32) {
+            return c;
+        }
+    }
+}
+
+fn random_string(rng: &mut Rng, max_len: usize) -> String {
+    let len = rng.below(max_len + 1);
+    let mut s = String::new();
+    for _ in 0..len {
+        if rng.below(12) == 0 {
+            s.push(random_char(rng));
+        } else {
+            s.push_str(FRAGMENTS[rng.below(FRAGMENTS.len())]);
+        }
+    }
+    s
+}
+
+/// Flags of `c` computed straight from `regex-syntax`'s ranges (independent of the tables).
+fn flags_from_ranges(ranges: &[(u8, Vec<(u32, u32)>)], cp: u32) -> u8 {
+    let mut f = 0;
+    for (flag, rs) in ranges {
+        let i = rs.partition_point(|&(_, hi)| hi < cp);
+        if i < rs.len() && rs[i].0 <= cp {
+            f |= flag;
+        }
+    }
+    f
+}
+
+fn all_chars() -> impl Iterator<Item = char> {
+    (0u32..0x11_0000).filter_map(char::from_u32)
+}
+
+// ----------------------------------------------------------------------------------------------
+// Pattern recognition, tables, case folding
+// ----------------------------------------------------------------------------------------------
+
+#[test]
+fn known_patterns_are_recognised_exactly() {
+    assert_eq!(KnownPattern::from_pattern(R50K_PAT), Some(KnownPattern::R50k));
+    assert_eq!(KnownPattern::from_pattern(GPT2_ORIGINAL_PAT), Some(KnownPattern::R50k));
+    assert_eq!(KnownPattern::from_pattern(CL100K_PAT), Some(KnownPattern::Cl100k));
+    assert_eq!(KnownPattern::from_pattern(O200K_PAT), Some(KnownPattern::O200k));
+    for p in [R50K_PAT, GPT2_ORIGINAL_PAT, CL100K_PAT, O200K_PAT] {
+        assert_eq!(KnownPattern::from_pattern(&format!("{p} ")), None);
+        assert_eq!(KnownPattern::from_pattern(&p[1..]), None);
+        assert_eq!(KnownPattern::from_pattern(&format!("(?:{p})")), None);
+        assert!(Pretokenizer::new(p).unwrap().is_fast());
+    }
+    assert_eq!(KnownPattern::from_pattern(""), None);
+    assert_eq!(KnownPattern::from_pattern(r"\w+|\s+"), None);
+    assert!(!Pretokenizer::new(r"\w+|\s+").unwrap().is_fast());
+}
+
+#[test]
+fn tables_match_regex_syntax_for_every_code_point() {
+    let t0 = Instant::now();
+    let _ = class_of('a');
+    let build = t0.elapsed();
+    eprintln!("unicode tables built in {build:?}");
+    if RELEASE {
+        assert!(build < Duration::from_millis(50), "table build took {build:?}");
+    }
+    let ranges: Vec<(u8, Vec<(u32, u32)>)> =
+        CLASS_SOURCES.iter().map(|&(p, f)| (f, class_ranges(p))).collect();
+    let m = class_ranges(r"\p{M}");
+    let mut counts = [0usize; 8];
+    for c in all_chars() {
+        let cp = c as u32;
+        let want = flags_from_ranges(&ranges, cp);
+        let got = class_of(c);
+        assert_eq!(got, want, "flags of U+{cp:04X}");
+        // Facts the matchers rely on.
+        let l = got & CL_L != 0;
+        let n = got & CL_N != 0;
+        let s = got & CL_S != 0;
+        assert!(u8::from(l) + u8::from(n) + u8::from(s) <= 1, "L/N/S overlap at U+{cp:04X}");
+        let is_m = flags_from_ranges(&[(1, m.clone())], cp) != 0;
+        assert_eq!(got & (CL_U | CL_W) != 0, l || is_m, "U|W != L|M at U+{cp:04X}");
+        assert_eq!(got & CL_NL != 0, c == '\r' || c == '\n');
+        if is_m {
+            assert!(!l && !n && !s && got & CL_U != 0 && got & CL_W != 0);
+        }
+        for (i, count) in counts.iter_mut().enumerate() {
+            if got & (1 << i) != 0 {
+                *count += 1;
+            }
+        }
+    }
+    // Sanity: a few well-known members.
+    assert_eq!(class_of('a'), CL_L | CL_W);
+    assert_eq!(class_of('A'), CL_L | CL_U);
+    assert_eq!(class_of('\u{1c5}'), CL_L | CL_U); // Lt
+    assert_eq!(class_of('\u{2b0}'), CL_L | CL_U | CL_W); // Lm
+    assert_eq!(class_of('\u{4e00}'), CL_L | CL_U | CL_W); // Lo
+    assert_eq!(class_of('\u{301}'), CL_U | CL_W); // M
+    assert_eq!(class_of('\u{2460}'), CL_N);
+    assert_eq!(class_of('\u{3000}'), CL_S);
+    assert_eq!(class_of('\u{85}'), CL_S);
+    assert_eq!(class_of('\u{200b}'), 0);
+    eprintln!("class sizes (L, N, S, U, W, NL): {:?}", &counts[..6]);
+}
+
+/// The contraction matchers hard-code the case folding of s, d, m, t, l, v, e, r: ASCII
+/// upper/lower case plus U+017F for s. Check that against regex-syntax's folding, and run every
+/// contraction shape built from the fold sets (and some near misses) through both engines.
+#[test]
+fn contraction_case_folding_matches_regex_syntax() {
+    let mut folds: Vec<char> = Vec::new();
+    for l in ['s', 'd', 'm', 't', 'l', 'v', 'e', 'r'] {
+        let mut got: Vec<char> = Vec::new();
+        for (lo, hi) in class_ranges(&format!("(?i:{l})")) {
+            got.extend((lo..=hi).filter_map(char::from_u32));
+        }
+        got.sort();
+        let mut want = vec![l.to_ascii_uppercase(), l];
+        if l == 's' {
+            want.push('\u{17f}');
+        }
+        want.sort();
+        assert_eq!(got, want, "case folding of {l:?}");
+        folds.extend(got);
+    }
+    // The apostrophe folds to nothing else.
+    let hir = regex_syntax::Parser::new().parse("(?i:')").unwrap();
+    assert_eq!(format!("{hir:?}"), format!("{:?}", regex_syntax::Parser::new().parse("'").unwrap()));
+
+    let mut chars = folds.clone();
+    chars.extend(['k', 'K', '\u{212a}', 'x', '\u{e9}', '\u{df}', '\'', ' ', '1', '\u{301}', '\n']);
+    let prefixes = ["", "a", "A", "\u{301}", " ", "1", "!", "\u{4e00}", "A\u{301}"];
+    let mut inputs = Vec::new();
+    for p in prefixes {
+        for &a in &chars {
+            for &b in &chars {
+                inputs.push(format!("{p}'{a}{b}"));
+                inputs.push(format!("{p}'{a}{b}x"));
+            }
+        }
+    }
+    for e in engines() {
+        check_all(&e, inputs.iter().map(|s| s.as_str()));
+    }
+}
+
+/// GPT2_ORIGINAL_PAT is mapped to the r50k matcher: check that the regex engine itself splits
+/// it exactly like R50K_PAT.
+#[test]
+fn gpt2_original_pattern_splits_like_r50k() {
+    let a = Pretokenizer::with_engine(R50K_PAT, false).unwrap();
+    let b = Pretokenizer::with_engine(GPT2_ORIGINAL_PAT, false).unwrap();
+    let mut rng = Rng(0x5eed_0f9b_7200);
+    let n = if RELEASE { 100_000 } else { 10_000 };
+    for _ in 0..n {
+        let s = random_string(&mut rng, 40);
+        assert_eq!(a.split(&s).unwrap(), b.split(&s).unwrap(), "on \"{}\"", esc(&s));
+    }
+    for s in ["", " ", "  ", " \n", "a  ", "'s'S 'll", "\u{3000}\u{3000}x", "x\n\n  \n"] {
+        assert_eq!(a.split(s).unwrap(), b.split(s).unwrap(), "on \"{}\"", esc(s));
+    }
+    for (name, text) in corpus_texts(!RELEASE) {
+        assert_eq!(a.split(&text).unwrap(), b.split(&text).unwrap(), "on corpus file {name}");
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Differential tests
+// ----------------------------------------------------------------------------------------------
+
+#[test]
+fn hand_picked_cases() {
+    let cases = [
+        "", "a", " ", "  ", "   x", "x   ", "hello world", "Hello World's", "I'm", "they'RE", "'s", "''s",
+        "don't", "DON'T", "we'll", "it'\u{17f}", "\u{212a}elvin", "123456789", " 12", "1 2", "a1b2",
+        "\n", "\n\n", "\r\n", " \r\n ", "a\n\n b", "  \n  x", "x  \n", "\t\tx", "\t x", " !x", "!!\n\n/",
+        "a/b//c", "..\r\n/", "\u{301}A", "\u{301}", "A\u{301}", "\u{301}a", " \u{301}A", "AB\u{2b0}CD",
+        "A\u{4e00}B", "\u{1c5}a", "ABCdef'S", "\u{a0}x", "\u{3000}\u{3000}x", "\u{85}\u{85}", "x\u{2028}",
+        "\u{1f469}\u{200d}\u{1f4bb} ok", "caf\u{e9}s", "\u{661}\u{662}\u{663}\u{664}", "\u{216b}\u{2460}",
+        "\0\0 \0", "'", "' ", "'\n", "'1", "a'", "A'S'T", "x'sy", "'ll've're", "\u{fffd}", "\u{10ffff}",
+    ];
+    for e in engines() {
+        check_all(&e, cases);
+    }
+}
+
+#[test]
+fn random_strings_match_regex() {
+    let n = if RELEASE { 250_000 } else { 15_000 };
+    for (i, e) in engines().into_iter().enumerate() {
+        let mut rng = Rng(0x1234_5678_9abc_def1 ^ ((i as u64 + 1) << 40));
+        let inputs: Vec<String> = (0..n).map(|_| random_string(&mut rng, 40)).collect();
+        let count = check_all(&e, inputs.iter().map(|s| s.as_str()));
+        eprintln!("{}: {count} random strings ok", e.name);
+    }
+}
+
+/// Random strings of a few fragments, where the o200k letter classes (Lu/Lt vs Ll vs Lm/Lo/M)
+/// and whitespace runs interleave densely.
+#[test]
+fn random_dense_class_strings_match_regex() {
+    const DENSE: &[&str] = &[
+        "A", "a", "\u{1c5}", "\u{2b0}", "\u{5d0}", "\u{301}", "\u{903}", "'", "'s", "'T", " ", "\t",
+        "\n", "\r", "\u{a0}", "1", "\u{661}", "!", "/", "\u{17f}",
+    ];
+    let n = if RELEASE { 200_000 } else { 15_000 };
+    for (i, e) in engines().into_iter().enumerate() {
+        let mut rng = Rng(0xdead_beef_cafe_f00d ^ ((i as u64 + 7) << 33));
+        let inputs: Vec<String> = (0..n)
+            .map(|_| {
+                let len = rng.below(16);
+                (0..len).map(|_| DENSE[rng.below(DENSE.len())]).collect()
+            })
+            .collect();
+        check_all(&e, inputs.iter().map(|s| s.as_str()));
+    }
+}
+
+/// Every string of length <= 3 over representatives of every class the patterns distinguish
+/// (length 4 over a smaller set in release builds).
+#[test]
+fn exhaustive_short_strings_match_regex() {
+    const REPS: &[char] = &[
+        'a', 'A', 's', 'S', '\u{17f}', 'l', 'v', 'e', '\'', ' ', '\t', '\n', '\r', '\x0b', '1',
+        '\u{661}', '\u{2460}', '!', '/', '\0', '\u{301}', '\u{903}', '\u{2b0}', '\u{5d0}', '\u{1c5}',
+        '\u{e9}', '\u{c9}', '\u{a0}', '\u{3000}', '\u{85}', '\u{212a}', '\u{1f600}', '\u{200d}',
+    ];
+    const REPS4: &[char] = &[
+        'a', 'A', 's', '\'', ' ', '\t', '\n', '\r', '1', '!', '/', '\u{301}', '\u{2b0}', '\u{1c5}',
+        '\u{a0}',
+    ];
+    fn all_strings(reps: &[char], max_len: usize) -> Vec<String> {
+        let mut out = vec![String::new()];
+        let mut layer = vec![String::new()];
+        for _ in 0..max_len {
+            let mut next = Vec::new();
+            for s in &layer {
+                for &c in reps {
+                    let mut t = s.clone();
+                    t.push(c);
+                    next.push(t);
+                }
+            }
+            out.extend(next.iter().cloned());
+            layer = next;
+        }
+        out
+    }
+    let mut inputs = all_strings(REPS, 3);
+    if RELEASE {
+        inputs.extend(all_strings(REPS4, 4).into_iter().filter(|s| s.chars().count() == 4));
+    }
+    for e in engines() {
+        let n = check_all(&e, inputs.iter().map(|s| s.as_str()));
+        eprintln!("{}: {n} exhaustive strings ok", e.name);
+    }
+}
+
+/// Every code point (every 89th in debug builds), alone and in contexts that exercise each
+/// alternative: after a space, a letter, an M char, a digit, an apostrophe, and before
+/// letters of each case and contractions.
+#[test]
+fn every_code_point_in_context_matches_regex() {
+    let step = if RELEASE { 1 } else { 89 };
+    let chars: Vec<char> = all_chars().step_by(step).collect();
+    let contexts: &[(&str, &str)] = &[
+        ("", ""),
+        (" ", "a"),
+        ("a", "A"),
+        ("A", "a's"),
+        ("\u{301}", "A"),
+        ("1", "1"),
+        ("'", "'s"),
+        ("\t", "\u{2b0}"),
+        ("  ", " x"),
+        ("!", "\n/"),
+    ];
+    let engines = engines();
+    for &(pre, post) in contexts {
+        // Many code points per text (separated by a newline so texts stay realistic in size).
+        for chunk in chars.chunks(4096) {
+            let mut text = String::new();
+            for &c in chunk {
+                text.push_str(pre);
+                text.push(c);
+                text.push_str(post);
+                text.push(c);
+                text.push('\n');
+            }
+            for e in &engines {
+                if let Err(m) = compare(e, &text) {
+                    panic!("context ({:?}, {:?}): {m}", esc(pre), esc(post));
+                }
+            }
+        }
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Real text
+// ----------------------------------------------------------------------------------------------
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn read_text_file(path: &Path) -> Option<String> {
+    let bytes = if path.extension().is_some_and(|e| e == "gz") {
+        // No gzip dependency in the crate: use the system's gzip, or skip the file.
+        let out = std::process::Command::new("gzip").arg("-dc").arg(path).output().ok()?;
+        if !out.status.success() {
+            return None;
+        }
+        out.stdout
+    } else {
+        std::fs::read(path).ok()?
+    };
+    String::from_utf8(bytes).ok()
+}
+
+fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            collect_files(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+/// Truncates to at most `max` bytes on a char boundary.
+fn truncate(mut s: String, max: usize) -> String {
+    if s.len() > max {
+        let mut i = max;
+        while !s.is_char_boundary(i) {
+            i -= 1;
+        }
+        s.truncate(i);
+    }
+    s
+}
+
+/// The shared corpus (../shared/data/corpus from the repo root), all files (gz through the
+/// system gzip); `small` keeps only the first 48 KB of each.
+fn corpus_texts(small: bool) -> Vec<(String, String)> {
+    let dir = repo_root().join("../shared/data/corpus");
+    let mut files = Vec::new();
+    collect_files(&dir, &mut files);
+    let mut out = Vec::new();
+    for f in files {
+        match read_text_file(&f) {
+            Some(t) => {
+                let t = if small { truncate(t, 48 * 1024) } else { t };
+                out.push((f.file_name().unwrap().to_string_lossy().into_owned(), t));
+            }
+            None => eprintln!("skipping unreadable corpus file {}", f.display()),
+        }
+    }
+    if out.is_empty() {
+        eprintln!("warning: no corpus found under {}", dir.display());
+    }
+    out
+}
+
+/// About `count` Python sources from the stdlib of the system's python3 (spread over the tree,
+/// deterministic), if python3 is there.
+fn python_sources(count: usize) -> Vec<(String, String)> {
+    let Ok(out) = std::process::Command::new("python3")
+        .args(["-c", "import sysconfig;print(sysconfig.get_paths()['stdlib'])"])
+        .output()
+    else {
+        eprintln!("python3 not found: skipping Python sources");
+        return Vec::new();
+    };
+    let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim().to_string());
+    let mut files = Vec::new();
+    collect_files(&dir, &mut files);
+    files.retain(|p| {
+        p.extension().is_some_and(|e| e == "py") && !p.to_string_lossy().contains("site-packages")
+    });
+    if files.is_empty() {
+        return Vec::new();
+    }
+    let step = (files.len() / count).max(1);
+    files
+        .iter()
+        .step_by(step)
+        .take(count)
+        .filter_map(|p| read_text_file(p).map(|t| (p.to_string_lossy().into_owned(), t)))
+        .collect()
+}
+
+#[test]
+fn corpus_matches_regex() {
+    let texts = corpus_texts(!RELEASE);
+    let engines = engines();
+    let mut total = 0;
+    for (name, text) in &texts {
+        for e in &engines {
+            if let Err(m) = compare(e, text) {
+                panic!("corpus file {name}: {m}");
+            }
+        }
+        total += text.len();
+    }
+    eprintln!("corpus: {} files, {total} bytes ok", texts.len());
+}
+
+#[test]
+fn python_sources_match_regex() {
+    let texts = python_sources(if RELEASE { 250 } else { 30 });
+    let engines = engines();
+    let mut total = 0;
+    for (name, text) in &texts {
+        for e in &engines {
+            if let Err(m) = compare(e, text) {
+                panic!("python source {name}: {m}");
+            }
+        }
+        total += text.len();
+    }
+    eprintln!("python sources: {} files, {total} bytes ok", texts.len());
+}
+
+// ----------------------------------------------------------------------------------------------
+// Pathological inputs
+// ----------------------------------------------------------------------------------------------
+
+fn pathological(n: usize) -> Vec<(&'static str, String)> {
+    vec![
+        ("spaces then x", " ".repeat(n) + "x"),
+        ("spaces", " ".repeat(n)),
+        ("spaces then newline then x", " ".repeat(n) + "\nx"),
+        ("newline then spaces then x", "\n".to_string() + &" ".repeat(n) + "x"),
+        ("nbsp then x", "\u{a0}".repeat(n) + "x"),
+        ("tabs then a", "\t".repeat(n) + "a"),
+        ("space-tab", " \t".repeat(n / 2) + "!"),
+        ("a", "a".repeat(n)),
+        ("A", "A".repeat(n)),
+        ("Aa", "Aa".repeat(n / 2)),
+        ("digits", "7".repeat(n)),
+        ("arabic digits", "\u{661}".repeat(n)),
+        ("'s", "'s".repeat(n)),
+        ("'", "'".repeat(n)),
+        ("'S'", "'S'".repeat(n / 2)),
+        ("newlines", "\n".repeat(n)),
+        ("newlines then x", "\n".repeat(n) + "x"),
+        ("crlf", "\r\n".repeat(n / 2)),
+        (" \\n", " \n".repeat(n / 2) + "x"),
+        ("nuls", "\0".repeat(n)),
+        ("!/", "!/".repeat(n / 2)),
+        ("\\n/", "\n/".repeat(n / 2)),
+        ("marks", "\u{301}".repeat(n)),
+        ("mark then A", "\u{301}".to_string() + &"A".repeat(n)),
+        ("space mark then A", " \u{301}".to_string() + &"A".repeat(n)),
+        ("A then mark", "A".repeat(n) + "\u{301}"),
+        ("A mark", "A\u{301}".repeat(n / 2)),
+        ("!A", "!A".repeat(n / 2)),
+        ("Lt", "\u{1c5}".repeat(n)),
+        ("Lm", "\u{2b0}".repeat(n)),
+        ("cjk", "\u{4e00}".repeat(n)),
+        ("emoji zwj", "\u{1f469}\u{200d}".repeat(n / 2)),
+        ("space word", " a".repeat(n / 2)),
+        ("1a", "1a".repeat(n / 2)),
+    ]
+}
+
+#[test]
+fn pathological_inputs_are_linear() {
+    let engines = engines();
+    // Large sizes: the hand-written matchers only (and they must be fast).
+    for (name, text) in pathological(1_000_000) {
+        for e in &engines {
+            let t0 = Instant::now();
+            let pieces = fast_split(e, &text).len();
+            let dt = t0.elapsed();
+            let limit = Duration::from_secs(if RELEASE { 1 } else { 5 });
+            assert!(dt < limit, "{}: {name} (1e6) took {dt:?} ({pieces} pieces)", e.name);
+        }
+    }
+    // Smaller sizes: against the regex as well.
+    let sizes: &[usize] = if RELEASE { &[1, 2, 3, 10, 1000, 100_000] } else { &[1, 2, 3, 10, 1000, 20_000] };
+    for &n in sizes {
+        for (name, text) in pathological(n) {
+            for e in &engines {
+                if let Err(m) = compare(e, &text) {
+                    panic!("{name} (n={n}): {m}");
+                }
+            }
+        }
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Throughput (run: cargo test -p tokenmill-core --release --test pretokenize -- --ignored
+// --nocapture throughput)
+// ----------------------------------------------------------------------------------------------
+
+fn mb_per_s(bytes: usize, d: Duration) -> f64 {
+    bytes as f64 / d.as_secs_f64() / 1e6
+}
+
+#[test]
+#[ignore]
+fn throughput() {
+    let corpus = corpus_texts(false);
+    let english: Vec<&str> = corpus
+        .iter()
+        .filter(|(n, _)| n.ends_with(".txt") || n.contains("kjv") || n.contains("en-US"))
+        .map(|(_, t)| t.as_str())
+        .collect();
+    let all: Vec<&str> = corpus.iter().map(|(_, t)| t.as_str()).collect();
+    let python = python_sources(250);
+    let python: Vec<&str> = python.iter().map(|(_, t)| t.as_str()).collect();
+    let sets: [(&str, &[&str]); 3] = [("english", &english), ("all corpus", &all), ("python", &python)];
+    for e in engines() {
+        for (set, texts) in sets {
+            let bytes: usize = texts.iter().map(|t| t.len()).sum();
+            if bytes == 0 {
+                continue;
+            }
+            let mut fast_best = Duration::MAX;
+            let mut count = 0;
+            for _ in 0..5 {
+                let t0 = Instant::now();
+                count = 0;
+                for t in texts {
+                    e.fast.for_each_piece(t, |_, _| count += 1).unwrap();
+                }
+                fast_best = fast_best.min(t0.elapsed());
+            }
+            let t0 = Instant::now();
+            let mut slow_count = 0;
+            for t in texts {
+                e.slow.for_each_piece(t, |_, _| slow_count += 1).unwrap();
+            }
+            let slow = t0.elapsed();
+            assert_eq!(count, slow_count);
+            let (f, s) = (mb_per_s(bytes, fast_best), mb_per_s(bytes, slow));
+            println!(
+                "{:7} {:11} {:6.1} MB, {:9} pieces: fast {:7.1} MB/s, fancy_regex {:6.1} MB/s ({:.1}x)",
+                e.name,
+                set,
+                bytes as f64 / 1e6,
+                count,
+                f,
+                s,
+                f / s
+            );
+        }
+    }
+}
