@@ -66,15 +66,16 @@ def corpus_texts() -> dict[str, str]:
     import gzip
 
     data = shared_data()
-    out = {"the-verdict.txt": (data / "the-verdict.txt").read_text(encoding="utf-8")}
+    # Bytes, then decode: read_text would turn CRLF into LF and hide real "\r\n" text.
+    out = {"the-verdict.txt": (data / "the-verdict.txt").read_bytes().decode("utf-8")}
     for p in sorted((data / "corpus").rglob("*")):
         if p.is_file():
             rel = str(p.relative_to(data))
             if p.suffix == ".gz":
-                with gzip.open(p, "rt", encoding="utf-8") as f:
-                    out[rel] = f.read()
+                with gzip.open(p, "rb") as f:
+                    out[rel] = f.read().decode("utf-8")
             else:
-                out[rel] = p.read_text(encoding="utf-8")
+                out[rel] = p.read_bytes().decode("utf-8")
     return out
 
 
@@ -88,7 +89,7 @@ def stdlib_sources(limit: int | None = None) -> list[tuple[str, str]]:
         if "site-packages" in p.parts:
             continue
         try:
-            out.append((str(p.relative_to(root)), p.read_text(encoding="utf-8")))
+            out.append((str(p.relative_to(root)), p.read_bytes().decode("utf-8")))
         except (UnicodeDecodeError, OSError):
             continue
         if limit is not None and len(out) >= limit:

@@ -1,0 +1,271 @@
+"""Encoding throughput: tokenmill vs tiktoken (and HF tokenizers, if installed), in one run.
+
+Usage::
+
+    python benchmarks/encode.py            # full run (a few minutes)
+    python benchmarks/encode.py --quick    # smaller corpora, 3 repeats (< 1 minute)
+    python benchmarks/encode.py --repeat 9 --encodings o200k_base --corpora code
+
+Each measurement is the median of ``--repeat`` timed runs after one untimed warm-up; MB/s is
+bytes of UTF-8 input (1 MB = 10**6 bytes) divided by that median. Every tokenmill (and HF)
+result is also compared with tiktoken's ids for the same input ("exact" column). Nothing is
+downloaded: tiktoken's rank files come from ../shared/data via tests/peers.py. See
+benchmarks/README.md for what each column and mode means.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+
+import peers  # noqa: E402
+
+# HF tokenizers sizes its thread pool once, at first use: pin it to the largest thread count
+# measured here so its batch row is comparable with the others.
+os.environ.setdefault("RAYON_NUM_THREADS", "2")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "true")
+
+import numpy as np  # noqa: E402
+
+import tokenmill  # noqa: E402
+
+ENCODINGS = ["cl100k_base", "o200k_base", "r50k_base"]
+CORPORA = ["english", "code", "multilingual"]
+THREADS = [1, 2]
+DOC_BYTES = 16_000  # prose is cut into documents of about this size (at line ends) for batches
+
+
+# ----------------------------------------------------------------------------- corpora
+def _read(path: Path) -> str:
+    """Exact text of a (possibly gzipped) file: no newline translation."""
+    data = path.read_bytes()
+    if path.suffix == ".gz":
+        data = gzip.decompress(data)
+    return data.decode("utf-8")
+
+
+def _documents(text: str, size: int = DOC_BYTES) -> list[str]:
+    """`text` cut at line ends into documents of about `size` bytes (joined they give `text`)."""
+    docs, cur, n = [], [], 0
+    for line in text.splitlines(keepends=True):
+        cur.append(line)
+        n += len(line.encode("utf-8"))
+        if n >= size:
+            docs.append("".join(cur))
+            cur, n = [], 0
+    if cur:
+        docs.append("".join(cur))
+    return docs
+
+
+def _cap(docs: list[str], limit: int | None) -> list[str]:
+    if limit is None:
+        return docs
+    out, n = [], 0
+    for d in docs:
+        if n >= limit:
+            break
+        out.append(d)
+        n += len(d.encode("utf-8"))
+    return out
+
+
+def load_corpora(quick: bool, names: list[str]) -> dict[str, list[str]]:
+    """{corpus name: documents}. The one-big-text modes encode ``"".join(documents)``."""
+    data = peers.shared_data() / "corpus"
+    limit = 400_000 if quick else None
+    out = {}
+    if "english" in names:
+        files = sorted((data / "canterbury").glob("*.txt")) + [data / "botchan.txt"]
+        docs = [d for f in files for d in _documents(_read(f))]
+        out["english"] = _cap(docs, limit)
+    if "code" in names:
+        target = 500_000 if quick else 5_000_000
+        docs, n = [], 0
+        for _, src in peers.stdlib_sources():
+            if n >= target:
+                break
+            docs.append(src)
+            n += len(src.encode("utf-8"))
+        out["code"] = docs
+    if "multilingual" in names:
+        per_lang = None if limit is None else limit // 3
+        docs = []
+        for lang in ("fr-FR", "ja-JP", "zh-CN"):
+            docs += _cap(_documents(_read(data / f"debian-handbook.{lang}.txt.gz")), per_lang)
+        out["multilingual"] = docs
+    return out
+
+
+# ----------------------------------------------------------------------------- timing
+def timed(fn, repeat: int):
+    """(median seconds over `repeat` runs after one warm-up, result of the warm-up)."""
+    result = fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), result
+
+
+class Row:
+    __slots__ = ("encoder", "encoding", "corpus", "mode", "threads", "mbps", "ratio", "exact")
+
+    def __init__(self, encoder, encoding, corpus, mode, threads, mbps, exact):
+        self.encoder, self.encoding, self.corpus, self.mode = encoder, encoding, corpus, mode
+        self.threads, self.mbps, self.exact, self.ratio = threads, mbps, exact, None
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))
+    return a == b
+
+
+def _load_hf():
+    """HF tokenizers' gpt-4o (o200k) tokenizer, or None when the library is not installed."""
+    try:
+        from tokenizers import Tokenizer
+    except ImportError:
+        return None
+    path = peers.shared_data() / "hf" / "gpt-4o.o200k.tokenizer.json.gz"
+    return Tokenizer.from_str(gzip.decompress(path.read_bytes()).decode("utf-8"))
+
+
+def bench(encodings, corpora, repeat, with_hf, log, quick=False) -> list[Row]:
+    rows: list[Row] = []
+    hf = _load_hf() if with_hf else None
+    for enc_name in encodings:
+        tm = tokenmill.get_encoding(enc_name)
+        tk = peers.tiktoken_encoding(enc_name)
+        for corpus, docs in corpora.items():
+            big = "".join(docs)
+            nbytes = len(big.encode("utf-8"))
+            mb = nbytes / 1e6
+            log(f"{enc_name} {corpus}: {mb:.2f} MB, {len(docs)} documents")
+
+            def add(encoder, mode, threads, fn, reference):
+                secs, result = timed(fn, repeat)
+                exact = "-" if reference is None else ("yes" if _same(result, reference) else "NO")
+                rows.append(Row(encoder, enc_name, corpus, mode, threads, mb / secs, exact))
+                log(f"  {encoder:10} {mode:8} {threads}  {mb / secs:8.2f} MB/s  exact={exact}")
+                return result
+
+            # tiktoken first: its results are the reference ids.
+            ref_big = add("tiktoken", "single", 1, lambda: tk.encode_ordinary(big), None)
+            ref_docs = add("tiktoken", "per-doc", 1, lambda: [tk.encode_ordinary(d) for d in docs], None)
+            for n in THREADS:
+                add("tiktoken", "batch", n, lambda n=n: tk.encode_ordinary_batch(docs, num_threads=n), None)
+            add("tiktoken", "numpy", 1, lambda: tk.encode_to_numpy(big, disallowed_special=()), None)
+            add("tiktoken", "count", 1, lambda: len(tk.encode(big, disallowed_special=())), None)
+
+            add("tokenmill", "single", 1, lambda: tm.encode_ordinary(big), ref_big)
+            add("tokenmill", "per-doc", 1, lambda: [tm.encode_ordinary(d) for d in docs], ref_docs)
+            for n in THREADS:
+                add("tokenmill", "batch", n, lambda n=n: tm.encode_ordinary_batch(docs, num_threads=n), ref_docs)
+            add("tokenmill", "numpy", 1, lambda: tm.encode_to_numpy(big, disallowed_special=()), ref_big)
+            add("tokenmill", "count", 1, lambda: tm.count(big, disallowed_special=()), len(ref_big))
+
+            if hf is not None and enc_name == "o200k_base":
+                add("hf", "single", 1, lambda: hf.encode(big, add_special_tokens=False).ids, ref_big)
+                if not quick:  # HF is the slowest by far: --quick keeps its single and batch rows
+                    add("hf", "per-doc", 1, lambda: [hf.encode(d, add_special_tokens=False).ids for d in docs], ref_docs)
+                threads = int(os.environ["RAYON_NUM_THREADS"])
+                add("hf", "batch", threads,
+                    lambda: [e.ids for e in hf.encode_batch(docs, add_special_tokens=False)], ref_docs)
+    # ratio: against tiktoken's row with the same encoding, corpus, mode and threads
+    base = {(r.encoding, r.corpus, r.mode, r.threads): r.mbps for r in rows if r.encoder == "tiktoken"}
+    for r in rows:
+        b = base.get((r.encoding, r.corpus, r.mode, r.threads))
+        r.ratio = None if b is None else r.mbps / b
+    return rows
+
+
+# ----------------------------------------------------------------------------- report
+def cpu_model() -> str:
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
+        for line in out.splitlines():
+            if line.lower().startswith("model name"):
+                return line.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return "Model name: " + line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "Model name: " + (platform.processor() or "unknown")
+
+
+def versions() -> str:
+    import tiktoken
+
+    parts = [f"python {platform.python_version()}", f"tokenmill {tokenmill.__version__}",
+             f"tiktoken {tiktoken.__version__}", f"numpy {np.__version__}"]
+    try:
+        import tokenizers
+
+        parts.append(f"tokenizers {tokenizers.__version__}")
+    except ImportError:
+        parts.append("tokenizers not installed")
+    return ", ".join(parts)
+
+
+def table(rows: list[Row]) -> str:
+    head = ["encoder", "encoding", "corpus", "mode", "threads", "MB/s", "vs tiktoken", "exact"]
+    body = [
+        [r.encoder, r.encoding, r.corpus, r.mode, str(r.threads), f"{r.mbps:.2f}",
+         "-" if r.ratio is None or r.encoder == "tiktoken" else f"{r.ratio:.2f}x", r.exact]
+        for r in rows
+    ]
+    widths = [max(len(x) for x in col) for col in zip(head, *body)]
+    right = {4, 5, 6}
+    fmt = lambda cells: "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    lines = [fmt(head), fmt(["-" * w for w in widths])] + [fmt(b) for b in body]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--quick", action="store_true", help="smaller corpora (~0.4-0.5 MB each), 3 repeats by default, no HF per-doc rows")
+    p.add_argument("--repeat", type=int, default=None, help="timed runs per measurement (default 5; 3 with --quick)")
+    p.add_argument("--encodings", nargs="+", default=ENCODINGS, choices=ENCODINGS, metavar="NAME")
+    p.add_argument("--corpora", nargs="+", default=CORPORA, choices=CORPORA, metavar="NAME")
+    p.add_argument("--no-hf", action="store_true", help="skip HF tokenizers even if installed")
+    p.add_argument("--quiet", action="store_true", help="print only the final report")
+    args = p.parse_args(argv)
+    repeat = args.repeat if args.repeat is not None else (3 if args.quick else 5)
+    if repeat < 1:
+        p.error("--repeat must be >= 1")
+
+    def log(msg):
+        if not args.quiet:
+            print(msg, file=sys.stderr, flush=True)
+
+    t0 = time.perf_counter()
+    corpora = load_corpora(args.quick, args.corpora)
+    rows = bench(args.encodings, corpora, repeat, not args.no_hf, log, args.quick)
+    print(cpu_model())
+    print(f"{versions()}; {os.cpu_count()} CPUs")
+    print(f"median of {repeat} runs after 1 warm-up; MB = 10^6 bytes of UTF-8 input"
+          + ("; --quick corpora" if args.quick else ""))
+    print(table(rows))
+    print(f"total time {time.perf_counter() - t0:.1f} s")
+    return 0 if all(r.exact != "NO" for r in rows if r.encoder == "tokenmill") else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,742 @@
+"""The ``tokenmill`` command line: encode, decode and count tokens, list encodings, show a demo.
+
+Commands (run ``tokenmill COMMAND --help`` for all options)::
+
+    tokenmill encode [FILES...] [--encoding NAME] [--text TEXT] [--json]
+                     [--allowed-special all|TOKEN ...] [--ordinary] [--errors strict|replace]
+    tokenmill decode [FILES...] [--encoding NAME] [--json]
+    tokenmill count  [FILES...] [--encoding NAME] [--text TEXT] [--json] [...]
+    tokenmill encodings [--json]
+    tokenmill demo [--encoding NAME] [--text TEXT] [--color auto|always|never]
+
+What it does:
+
+* Reads FILES (``-`` is stdin; no FILES and no ``--text`` means stdin) as UTF-8 and writes
+  ids space-separated, one line per input, or JSON with ``--json``. ``decode`` accepts
+  whitespace-separated ids or a JSON list and writes the decoded bytes unchanged, so
+  ``encode`` then ``decode`` reproduces a file byte for byte.
+* Streams large inputs in bounded memory: text is read in chunks (1 MiB by default) and cut
+  only at points where cutting provably does not change the ids (see `safe_cut`), so the
+  output is identical to encoding the whole input at once.
+* Every user error (unknown encoding, bad id, invalid UTF-8, unreadable file, disallowed
+  special token, bad arguments) is one line ``tokenmill: error: ...`` on stderr and exit
+  status 2; never a traceback.
+
+What it does not do: download anything (the standard encodings ship with the package), load
+custom rank files, or train tokenizers. Memory stays bounded only when the input has safe cut
+points at least every chunk (ordinary prose, code and CJK text with line breaks do); an input
+with none, such as a megabyte of whitespace, is encoded in one piece.
+
+>>> main(["count", "--text", "hello world"])
+2
+0
+>>> main(["encode", "--encoding", "gpt2", "--text", "hello world"])
+31373 995
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import io
+import json
+import os
+import re
+import sys
+import unicodedata
+from typing import IO, Callable, Iterator, Sequence
+
+from .errors import DisallowedSpecialTokenError, TokenIdError, TokenmillError
+from .registry import CL100K_PAT, O200K_PAT, R50K_PAT, get_encoding, list_encoding_names
+
+__all__ = ["main", "safe_cut", "iter_cut_points", "CHUNK_SIZE"]
+
+#: Default read size for streaming (bytes).
+CHUNK_SIZE = 1 << 20
+
+#: Patterns for which `safe_cut`'s rule has been checked (all standard encodings use one).
+_CUTTABLE_PATTERNS = frozenset({R50K_PAT, CL100K_PAT, O200K_PAT})
+
+# Rule B: an ASCII letter followed by " ", "\t", "\r" or "\n" (cut before the whitespace).
+# Rule A: a non-whitespace character, then "\n", then a letter (cut before the letter).
+_CUT_RE = re.compile(r"(?<=[A-Za-z])[ \t\r\n]|(?<=\S\n)(?=[^\W\d_])")
+_STDIN = "-"
+_EXIT_USAGE = 2
+
+SAMPLE_TEXT = (
+    "Tokenizers turn text into integers; \"hello world\" is 2 tokens.\n"
+    "def add(a, b):\n"
+    "    return a + b  # code keeps its indentation\n"
+    "Emoji 👍🏽 and flags 🇫🇷, accents: naïve café.\n"
+    "中文分词，日本語のテキスト、한국어 문장.\n"
+)
+
+# Encodings shown by `demo` by default: the distinct vocabularies (gpt2 is r50k_base, and
+# p50k_edit only adds special tokens to p50k_base).
+_DEMO_ENCODINGS = ("r50k_base", "p50k_base", "cl100k_base", "o200k_base")
+_BACKGROUNDS = ("48;5;153", "48;5;223", "48;5;194", "48;5;225", "48;5;230")
+
+
+class CliError(Exception):
+    """A user error: printed as ``tokenmill: error: <message>``, exit status 2."""
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse, but errors become one-line `CliError`s instead of usage dumps."""
+
+    def error(self, message):  # type: ignore[override]
+        raise CliError(f"{message} (see '{self.prog} --help')")
+
+
+# ----------------------------------------------------------------------------- cutting
+def safe_cut(text: str, start: int = 0) -> int:
+    """The largest index ``i`` (``start <= i < len(text)``, ``i > 0``) where `text` may be cut.
+
+    Cutting at ``i`` is safe when encoding ``text[:i]`` and ``text[i:]`` separately and
+    concatenating gives exactly the ids of encoding `text`, for the r50k/p50k, cl100k and
+    o200k patterns, with or without special tokens. Two kinds of points qualify:
+
+    * **B**: ``text[i-1]`` is an ASCII letter and ``text[i]`` is one of ``" \\t\\r\\n"``.
+      Every pattern puts an ASCII letter only in a letter run (or an ``'s``-style
+      contraction) that stops at whitespace, so a pre-token ends at ``i``; and the pre-tokens
+      before ``i`` are unchanged when the text ends there, because the only constructs that
+      look past a match (``\\s++$`` and ``\\s+(?!\\S)``) apply to whitespace runs, and no
+      whitespace run ends at ``i``.
+    * **A**: ``text[i-1] == "\\n"``, ``text[i-2]`` is not whitespace and ``text[i]`` is a
+      letter. No pattern joins a newline with a following letter (o200k's ``[\\r\\n/]*`` stops
+      at it), so a pre-token ends at ``i``; the ``"\\n"`` is a pre-token of its own or ends a
+      punctuation pre-token, identically whether or not the text ends there. (Without the
+      condition on ``text[i-2]`` this fails for r50k: ``"a  \\nb"`` splits as
+      ``"  ", "\\n"`` but ``"a  \\n"`` as ``"  \\n"``.)
+
+    Special tokens of the standard encodings contain no whitespace, so no special token
+    spans a cut point. The rule is checked by tests (cutting at every such point of every
+    corpus file and of random whitespace-heavy text gives the same pre-tokens and ids as
+    not cutting), against tokenmill's matchers and the ``regex`` module.
+
+    Args:
+        text: The text.
+        start: Only points ``>= start`` are considered (characters before `start` are still
+            looked at as context).
+
+    Returns:
+        The index, or -1 when there is none.
+
+    >>> safe_cut("hello world")
+    5
+    >>> safe_cut("line one.\\nLine two")
+    14
+    >>> safe_cut("   \\n\\n  ")
+    -1
+    """
+    hi = len(text)
+    window = 4096
+    while hi > start:
+        lo = max(start, hi - window)
+        best = -1
+        for best in iter_cut_points(text, lo, hi):
+            pass
+        if best >= 0:
+            return best
+        hi = lo
+        window *= 2
+    return -1
+
+
+def iter_cut_points(text: str, start: int = 0, end: int | None = None) -> Iterator[int]:
+    """Every index ``i`` with ``start <= i < end`` where `safe_cut` may cut `text`, ascending.
+
+    Characters outside ``[start, end)`` are not looked at, except the two before `start`.
+
+    >>> list(iter_cut_points("one two\\nThree"))
+    [3, 7, 8]
+    """
+    end = len(text) if end is None else end
+    for m in _CUT_RE.finditer(text, start, end):
+        i = m.start()
+        if i > 0 and (text[i - 1] != "\n" or text[i].isalpha()):
+            yield i
+
+
+# ----------------------------------------------------------------------------- inputs
+class _Source:
+    """One input: a file path, stdin (``-``) or a ``--text`` string."""
+
+    def __init__(self, name: str, text: str | None = None):
+        self.name = name
+        self.text = text
+
+    @property
+    def label(self) -> str:
+        if self.text is not None:
+            return "<text>"
+        return "<stdin>" if self.name == _STDIN else self.name
+
+    def open(self) -> IO[bytes]:
+        if self.name == _STDIN:
+            stdin = sys.stdin
+            buf = getattr(stdin, "buffer", None)
+            if buf is not None:
+                return buf
+            return io.BytesIO(stdin.read().encode("utf-8", "surrogateescape"))
+        return open(self.name, "rb")
+
+    def close(self, f: IO[bytes]) -> None:
+        if self.name != _STDIN:
+            f.close()
+
+
+def _sources(args) -> list[_Source]:
+    files = list(args.files or [])
+    text = getattr(args, "text", None)
+    if text is not None:
+        if files:
+            raise CliError("give input FILES or --text, not both")
+        return [_Source("<text>", text)]
+    if not files:
+        files = [_STDIN]
+    if getattr(args, "json", False) and len(files) > 1:
+        seen = set()
+        for f in files:
+            if f in seen:
+                raise CliError(f"{f!r} is given twice; with --json each input must be named once")
+            seen.add(f)
+    return [_Source(f) for f in files]
+
+
+def _text_chunks(src: _Source, errors: str, chunk_size: int, cuttable: bool) -> Iterator[str]:
+    """The text of `src` in pieces whose encodings concatenate to the whole text's encoding.
+
+    Pieces are cut with `safe_cut` when `cuttable`; otherwise the whole input is one piece.
+    Invalid UTF-8 raises `CliError` naming the input and the byte offset.
+    """
+    if src.text is not None:
+        yield src.text
+        return
+    f = src.open()
+    try:
+        base = 0  # absolute byte offset of `carry`
+        carry = b""
+        parts: list[str] = []  # decoded text not yet yielded (no safe cut in it so far)
+        tail = ""  # last 2 characters of `parts`, context for the cut rule
+        read = f.read
+        data = read(chunk_size)
+        while True:
+            # Read one chunk ahead: an input that fits in one chunk is encoded in one piece,
+            # and `final` is known while decoding the last chunk.
+            nxt = read(chunk_size) if data else b""
+            final = not nxt
+            buf = carry + data if carry else data
+            try:
+                text, consumed = codecs.utf_8_decode(buf, errors, final)
+            except UnicodeDecodeError as e:
+                bad = buf[e.start:e.end]
+                raise CliError(
+                    f"{src.label}: invalid UTF-8 at byte {base + e.start} ({e.reason}: {bad.hex(' ')}); "
+                    "pass --errors replace to substitute U+FFFD"
+                ) from None
+            carry = buf[consumed:]
+            base += consumed
+            data = nxt
+            if final:
+                if parts or text:
+                    yield "".join(parts) + text
+                return
+            if not text:
+                continue
+            if not cuttable:
+                parts.append(text)
+                continue
+            ctx = tail + text
+            cut = safe_cut(ctx, len(tail))
+            if cut < 0:
+                parts.append(text)
+                tail = ctx[-2:]
+                continue
+            cut -= len(tail)  # index into `text`
+            parts.append(text[:cut])
+            yield "".join(parts)
+            parts = [text[cut:]]
+            tail = ctx[-2:]
+    finally:
+        src.close(f)
+
+
+def _cuttable(enc) -> bool:
+    """True when `safe_cut`'s rule holds for `enc` (known pattern, no whitespace in specials)."""
+    if enc._pat_str not in _CUTTABLE_PATTERNS:
+        return False
+    return not any(any(c.isspace() for c in s) for s in enc.special_tokens_set)
+
+
+# ----------------------------------------------------------------------------- helpers
+def _encoding(name: str):
+    return get_encoding(name)
+
+
+def _special_args(enc, args) -> dict:
+    """keyword arguments for `Encoding.encode`/`count` from --allowed-special / --ordinary."""
+    allowed = args.allowed_special
+    if args.ordinary:
+        if allowed:
+            raise CliError("--ordinary and --allowed-special cannot be combined")
+        return {"disallowed_special": ()}
+    if not allowed:
+        return {}
+    if "all" in allowed:
+        return {"allowed_special": "all"}
+    known = enc.special_tokens_set
+    for tok in allowed:
+        if tok not in known:
+            raise CliError(
+                f"{tok!r} is not a special token of {enc.name} (its special tokens: "
+                f"{_preview(sorted(known, key=enc._special_tokens.get))}). --allowed-special takes one or more values, "
+                "so put input FILES before it or use '--' to end it"
+            )
+    return {"allowed_special": frozenset(allowed)}
+
+
+def _preview(items: Sequence[str], limit: int = 8) -> str:
+    """``a, b, c`` or ``a, b, ... and N more`` for long lists (o200k_harmony has >1000 specials)."""
+    if not items:
+        return "none"
+    if len(items) <= limit:
+        return ", ".join(items)
+    return ", ".join(items[:limit]) + f", ... and {len(items) - limit} more"
+
+
+def _disallowed_error(src: _Source, e: DisallowedSpecialTokenError, byte_base: int) -> CliError:
+    at = f" at byte {byte_base + e.position}" if e.position is not None else ""
+    return CliError(
+        f"{src.label}: text contains the special token {e.token!r}{at}, which is disallowed by default; "
+        f"pass --allowed-special '{e.token}' (or all) to encode it as a special token, "
+        "or --ordinary to encode it as plain text"
+    )
+
+
+def _iter_encoded(enc, src: _Source, args, fn: Callable[[str], object]) -> Iterator[object]:
+    """Applies `fn` (encode or count) to each streamed piece of `src`."""
+    byte_base = 0
+    for chunk in _text_chunks(src, args.errors, args.chunk_size, _cuttable(enc)):
+        try:
+            yield fn(chunk)
+        except DisallowedSpecialTokenError as e:
+            raise _disallowed_error(src, e, byte_base) from None
+        byte_base += len(chunk.encode("utf-8", "surrogatepass"))
+
+
+def _write(s: str) -> None:
+    """Writes text to stdout, escaping what its encoding cannot represent."""
+    out = sys.stdout
+    try:
+        out.write(s)
+    except UnicodeEncodeError:
+        enc = getattr(out, "encoding", None) or "utf-8"
+        out.write(s.encode(enc, "backslashreplace").decode(enc))
+
+
+def _write_bytes(b: bytes) -> None:
+    out = sys.stdout
+    buf = getattr(out, "buffer", None)
+    if buf is None:
+        out.write(b.decode("utf-8", "replace"))
+        return
+    out.flush()
+    buf.write(b)
+    buf.flush()
+
+
+def _note(args, message: str) -> None:
+    """Non-essential message on stderr (suppressed by --quiet)."""
+    if not args.quiet:
+        print(f"tokenmill: {message}", file=sys.stderr)
+
+
+def _hint_tty_stdin(args, sources: Sequence[_Source]) -> None:
+    if any(s.name == _STDIN and s.text is None for s in sources):
+        try:
+            tty = sys.stdin.isatty()
+        except (AttributeError, ValueError, OSError):
+            tty = False
+        if tty:
+            _note(args, "reading from stdin (end with Ctrl-D)")
+
+
+# ----------------------------------------------------------------------------- commands
+def _cmd_encode(args) -> int:
+    enc = _encoding(args.encoding)
+    special = _special_args(enc, args)
+    sources = _sources(args)
+    _hint_tty_stdin(args, sources)
+    if args.ordinary:
+        fn = enc.encode_ordinary
+    else:
+        def fn(t, _e=enc.encode, _kw=special):
+            return _e(t, **_kw)
+
+    multi_json = args.json and len(sources) > 1
+    if multi_json:
+        _write("{")
+    for k, src in enumerate(sources):
+        if multi_json:
+            _write((", " if k else "") + json.dumps(src.name) + ": ")
+        sep = ", " if args.json else " "
+        if args.json:
+            _write("[")
+        first = True
+        for ids in _iter_encoded(enc, src, args, fn):
+            if ids:
+                _write(("" if first else sep) + sep.join(map(str, ids)))
+                first = False
+        if args.json:
+            _write("]")
+        if not multi_json:
+            _write("\n")
+    if multi_json:
+        _write("}\n")
+    return 0
+
+
+_INT_RE = re.compile(rb"-?[0-9]+")
+
+
+def _parse_ids(part: bytes, src: _Source, position: int) -> list[int]:
+    """Whitespace-separated integers; a clear error naming the first bad one."""
+    tokens = part.split()
+    if b"_" not in part and b"+" not in part:
+        try:
+            return [int(t) for t in tokens]
+        except ValueError:
+            pass
+    for j, t in enumerate(tokens):
+        if not _INT_RE.fullmatch(t):
+            shown = t[:40].decode("utf-8", "replace")
+            raise CliError(
+                f"{src.label}: {shown!r} at position {position + j} is not a token id "
+                "(expected whitespace-separated integers or a JSON list of integers)"
+            )
+    return [int(t) for t in tokens]  # pragma: no cover - every token matched
+
+
+def _iter_ids(src: _Source, chunk_size: int) -> Iterator[list[int]]:
+    """Lists of ids read from `src`: whitespace-separated (streamed) or one JSON list."""
+    f = src.open()
+    try:
+        data = f.read(chunk_size)
+        head = data.lstrip()
+        while not head and data:
+            data = f.read(chunk_size)
+            head = data.lstrip()
+        if head[:1] in (b"[", b"{"):
+            raw = head + f.read()
+            try:
+                value = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as e:
+                raise CliError(f"{src.label}: not valid JSON: {e}") from None
+            if not isinstance(value, list):
+                raise CliError(f"{src.label}: expected a JSON list of token ids, got a JSON {type(value).__name__}")
+            for j, v in enumerate(value):
+                if not isinstance(v, int) or isinstance(v, bool):
+                    raise CliError(f"{src.label}: element {j} of the JSON list is {json.dumps(v)[:40]}, not an integer token id")
+            yield value
+            return
+        pending = b""
+        position = 0
+        while data:
+            buf = pending + data
+            # keep a possibly incomplete last number for the next read
+            cut = len(buf)
+            while cut > 0 and not buf[cut - 1 : cut].isspace():
+                cut -= 1
+            pending = buf[cut:]
+            ids = _parse_ids(buf[:cut], src, position)
+            position += len(ids)
+            if ids:
+                yield ids
+            data = f.read(chunk_size)
+        if pending:
+            yield _parse_ids(pending, src, position)
+    finally:
+        src.close(f)
+
+
+def _cmd_decode(args) -> int:
+    enc = _encoding(args.encoding)
+    sources = _sources(args)
+    _hint_tty_stdin(args, sources)
+    results = {}
+    for src in sources:
+        pieces: list[bytes] = []
+        position = 0
+        for ids in _iter_ids(src, args.chunk_size):
+            try:
+                b = enc.decode_bytes(ids)
+            except TokenIdError as e:
+                pos = None if e.position is None else position + e.position
+                raise CliError(f"{src.label}: {TokenIdError(e.id, pos, e.n_vocab)}") from None
+            position += len(ids)
+            if args.json:
+                pieces.append(b)
+            else:
+                _write_bytes(b)
+        if args.json:
+            results[src.name] = b"".join(pieces).decode("utf-8", "replace")
+    if args.json:
+        value = results[sources[0].name] if len(sources) == 1 else results
+        _write(json.dumps(value) + "\n")
+    return 0
+
+
+def _cmd_count(args) -> int:
+    enc = _encoding(args.encoding)
+    special = _special_args(enc, args)
+    sources = _sources(args)
+    _hint_tty_stdin(args, sources)
+
+    def fn(t, _c=enc.count, _kw=special):
+        return _c(t, **_kw)
+
+    counts = {}
+    total = 0
+    for src in sources:
+        n = sum(_iter_encoded(enc, src, args, fn))  # type: ignore[arg-type]
+        counts[src.name if src.text is None else "<text>"] = n
+        total += n
+        if not args.json:
+            if len(sources) == 1 and (src.text is not None or src.name == _STDIN):
+                _write(f"{n}\n")
+            else:
+                _write(f"{n}\t{src.label}\n")
+    if args.json:
+        _write(json.dumps({"counts": counts, "total": total}) + "\n")
+    elif len(sources) > 1:
+        _write(f"{total}\ttotal\n")
+    return 0
+
+
+def _cmd_encodings(args) -> int:
+    rows = []
+    for name in list_encoding_names():
+        enc = get_encoding(name)
+        specials = dict(sorted(enc._special_tokens.items(), key=lambda kv: kv[1]))
+        rows.append((name, enc.n_vocab, specials))
+    if args.json:
+        _write(json.dumps([{"name": n, "n_vocab": v, "special_tokens": s} for n, v, s in rows], indent=2) + "\n")
+        return 0
+    width = max(len(n) for n, _, _ in rows)
+    if not args.quiet:
+        _write(f"{'encoding':<{width}}  {'n_vocab':>7}  special tokens (id)\n")
+    for n, v, s in rows:
+        _write(f"{n:<{width}}  {v:>7}  {_preview([f'{t} ({i})' for t, i in s.items()])}\n")
+    return 0
+
+
+def _escape_piece(piece: bytes, plain: bool) -> str:
+    """A token's bytes as visible text: control characters and bytes that are not whole
+    UTF-8 characters are escaped (``\\n``, ``\\x1b``, ``\\xf0``); in plain mode ``|`` and
+    ``\\`` are escaped too, so the ``|`` separators stay unambiguous."""
+    out = []
+    for ch in piece.decode("utf-8", "surrogateescape"):
+        o = ord(ch)
+        if 0xDC80 <= o <= 0xDCFF:
+            out.append(f"\\x{o - 0xDC00:02x}")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\\" and plain:
+            out.append("\\\\")
+        elif ch == "|" and plain:
+            out.append("\\|")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") and ch not in ("\u200d",):
+            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _use_color(mode: str) -> bool:
+    if mode == "always":
+        return True
+    if mode == "never":
+        return False
+    if os.environ.get("NO_COLOR"):
+        return False
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _cmd_demo(args) -> int:
+    text = SAMPLE_TEXT if args.text is None else args.text
+    names = [args.encoding] if args.encoding else list(_DEMO_ENCODINGS)
+    encs = [_encoding(n) for n in names]  # resolve all names before printing anything
+    color = _use_color(args.color)
+    if not args.quiet:
+        _write("Text:\n" + "".join(f"  {line}\n" for line in text.splitlines()) if text else "Text: (empty)\n")
+        how = "alternating background colours" if color else "'|' between tokens; \\n, \\t and partial UTF-8 bytes escaped"
+        _write(f"Token boundaries are shown with {how}.\n")
+        others = [n for n in list_encoding_names() if n not in names]
+        if not args.encoding and others:
+            _write(f"Also available: {', '.join(others)} (gpt2 is r50k_base; the others add special tokens "
+                   "to an encoding shown); pick one with --encoding NAME.\n")
+    summary = []
+    for enc in encs:
+        ids = enc.encode_ordinary(text)
+        pieces = enc.decode_tokens_bytes(ids)
+        if color:
+            shown = []
+            for k, p in enumerate(pieces):
+                s = _escape_piece(p, plain=False)
+                shown.append(f"\x1b[30;{_BACKGROUNDS[k % len(_BACKGROUNDS)]}m{s}\x1b[0m")
+                if p.endswith(b"\n"):
+                    shown.append("\n")
+            tokens_line = "".join(shown).rstrip("\n")
+        else:
+            tokens_line = "|" + "|".join(_escape_piece(p, plain=True) for p in pieces) + "|" if pieces else "(no tokens)"
+        cpt = len(text) / len(ids) if ids else 0.0
+        summary.append((enc.name, len(ids), cpt))
+        _write(f"\n== {enc.name} (n_vocab {enc.n_vocab}) ==\n")
+        _write(tokens_line + "\n")
+        _write(f"ids: {' '.join(map(str, ids))}\n")
+        _write(f"{len(ids)} tokens, {len(text)} characters, {cpt:.2f} characters/token\n")
+    if len(summary) > 1 and not args.quiet:
+        width = max(len(n) for n, _, _ in summary)
+        _write(f"\n{'encoding':<{width}}  tokens  chars/token\n")
+        for n, k, c in summary:
+            _write(f"{n:<{width}}  {k:>6}  {c:>11.2f}\n")
+    return 0
+
+
+# ----------------------------------------------------------------------------- parser
+def _positive_int(s: str) -> int:
+    try:
+        v = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{s!r} is not an integer") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, not {v}")
+    return v
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    common = _ArgumentParser(add_help=False)
+    common.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                        help="suppress non-essential output (headers, notes, hints)")
+
+    def enc_opt(p, default="cl100k_base"):
+        p.add_argument("-e", "--encoding", default=default, metavar="NAME",
+                       help=f"encoding name ({', '.join(list_encoding_names())})" + (f"; default {default}" if default else ""))
+
+    def input_opts(p, text=True):
+        p.add_argument("files", nargs="*", metavar="FILES", help="input files ('-' is stdin; default: stdin)")
+        if text:
+            p.add_argument("-t", "--text", help="use TEXT as the input instead of files/stdin")
+        p.add_argument("--json", action="store_true", help="write JSON")
+        p.add_argument("--chunk-size", type=_positive_int, default=CHUNK_SIZE, metavar="BYTES",
+                       help=f"read size for streaming (default {CHUNK_SIZE})")
+
+    def special_opts(p):
+        p.add_argument("--allowed-special", nargs="+", action="extend", default=[], metavar="all|TOKEN",
+                       help="encode these special tokens (or all) as special tokens; by default special-token "
+                            "text is an error")
+        p.add_argument("--ordinary", action="store_true", help="treat special-token text as ordinary text")
+        p.add_argument("--errors", choices=("strict", "replace"), default="strict",
+                       help="invalid UTF-8 input: fail (strict, default) or substitute U+FFFD (replace)")
+
+    parser = _ArgumentParser(prog="tokenmill", description="Exact, fast tiktoken-compatible tokenizers.")
+    parser.add_argument("--version", action="version", version=f"tokenmill {__version__}")
+    parser.add_argument("-q", "--quiet", action="store_true", help="suppress non-essential output")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("encode", parents=[common], help="text -> token ids",
+                       description="Encode text to token ids: one line per input, or JSON.")
+    input_opts(p)
+    enc_opt(p)
+    special_opts(p)
+    p.set_defaults(func=_cmd_encode)
+
+    p = sub.add_parser("decode", parents=[common], help="token ids -> text",
+                       description="Decode token ids (whitespace-separated or a JSON list) to text.")
+    input_opts(p, text=False)
+    enc_opt(p)
+    p.set_defaults(func=_cmd_decode)
+
+    p = sub.add_parser("count", parents=[common], help="count tokens per input and in total",
+                       description="Count tokens per input, plus a total for several inputs.")
+    input_opts(p)
+    enc_opt(p)
+    special_opts(p)
+    p.set_defaults(func=_cmd_count)
+
+    p = sub.add_parser("encodings", parents=[common], help="list encodings",
+                       description="List the encodings with n_vocab and special tokens.")
+    p.add_argument("--json", action="store_true", help="write JSON")
+    p.set_defaults(func=_cmd_encodings)
+
+    p = sub.add_parser("demo", parents=[common], help="show how a sample text is tokenized",
+                       description="Encode a built-in sample (English, code, emoji, CJK) with each standard "
+                                   "encoding and show the tokens.")
+    enc_opt(p, default=None)
+    p.add_argument("-t", "--text", help="tokenize TEXT instead of the built-in sample")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour token boundaries (auto: when stdout is a terminal and NO_COLOR is unset)")
+    p.set_defaults(func=_cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the command line with `argv` (default ``sys.argv[1:]``); returns the exit status.
+
+    0 on success, 2 on any user error (one line ``tokenmill: error: ...`` on stderr).
+    """
+    parser = _build_parser()
+    try:
+        try:
+            args = parser.parse_args(None if argv is None else list(argv))
+        except SystemExit as e:  # --help / --version
+            return e.code if isinstance(e.code, int) else 0
+        if not getattr(args, "command", None):
+            raise CliError("missing command: choose one of encode, decode, count, encodings, demo (see 'tokenmill --help')")
+        return args.func(args)
+    except CliError as e:
+        return _fail(str(e))
+    except (TokenmillError, ValueError) as e:
+        return _fail(str(e).strip().replace("\n", " "))
+    except BrokenPipeError:
+        _silence_stdout()
+        return 1
+    except OSError as e:
+        if e.filename is not None and e.strerror:
+            return _fail(f"{e.filename}: {e.strerror}")
+        return _fail(str(e))
+    except KeyboardInterrupt:
+        return 130
+
+
+def _fail(message: str) -> int:
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    print(f"tokenmill: error: {message}", file=sys.stderr)
+    return _EXIT_USAGE
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so the interpreter's final flush is quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
