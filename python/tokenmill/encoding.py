@@ -376,6 +376,8 @@ class Encoding:
         if isinstance(texts, str):
             raise TypeError("encode_batch expects a list of str, not a single str; use encode() for one text")
         fn = self._core.encode_batch_to_numpy if numpy else self._core.encode_batch
+        if not isinstance(texts, (list, tuple)):
+            texts = list(texts)  # any iterable, as tiktoken accepts
         try:
             return fn(texts, a, d, n)
         except UnicodeEncodeError:

@@ -62,9 +62,16 @@ def load_tiktoken_bpe(path: PathLike, expected_hash: str | None = None, *, allow
     """
     data = read_verified(path, expected_hash)
     try:
-        return dict(_core.parse_tiktoken(data, allow_gaps))
+        ranks = dict(_core.parse_tiktoken(data, allow_gaps))
     except VocabFormatError as e:
         raise e.at(str(path), "tiktoken") from None
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        shown = ", ".join(f"0x{b:02x}" for b in missing[:16]) + (f" ... ({len(missing)} in all)" if len(missing) > 16 else "")
+        raise VocabFormatError(
+            f"single-byte tokens missing: {shown}; a byte-level BPE needs all 256 bytes as tokens", str(path), None, "tiktoken"
+        )
+    return ranks
 
 
 def dump_tiktoken_bpe(bpe_ranks: dict[bytes, int], path: PathLike) -> None:
@@ -132,8 +139,8 @@ def load_gpt2_files(encoder_json: PathLike, vocab_bpe: PathLike) -> tuple[dict[b
 
     The ranks equal tiktoken's r50k_base: the 256 bytes in GPT-2's byte order, then one token per
     merge line. The two files must agree; `<|endoftext|>`/`<|startoftext|>` in encoder.json
-    become special tokens. A ``#version`` header, CRLF, blank lines and a missing final newline
-    are accepted.
+    become special tokens. A ``#version`` header (first line only), CRLF, blank lines and a
+    missing final newline are accepted; every other line is a merge, even one starting with ``#``.
 
     >>> import tokenmill  # doctest: +SKIP
     >>> ranks, specials = tokenmill.load_gpt2_files("encoder.json", "vocab.bpe")  # doctest: +SKIP
@@ -157,10 +164,16 @@ def load_gpt2_files(encoder_json: PathLike, vocab_bpe: PathLike) -> tuple[dict[b
     except UnicodeDecodeError as e:
         raise VocabFormatError(f"not valid UTF-8 at byte {e.start}", vpath) from None
     ranks: dict[bytes, int] = {bytes([b]): i for i, b in enumerate(order)}
+    first = True
     for lineno, line in enumerate(text.splitlines(), start=1):
         line = line.strip("\r")
-        if not line.strip() or line.startswith("#"):
+        if not line.strip():
             continue
+        # Only a leading "#version" line is a header: "# #" and "## ##" are real GPT-2 merges.
+        if first and line.startswith("#version"):
+            first = False
+            continue
+        first = False
         parts = line.split(" ")
         if len(parts) != 2 or not parts[0] or not parts[1]:
             raise VocabFormatError(f"expected two symbols separated by one space, got {line!r}", vpath, lineno)
