@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from .encoding import Encoding, StreamDecoder
+from .encoding import Encoding
 from .errors import (
     DisallowedSpecialTokenError,
     InternalError,
@@ -22,6 +22,7 @@ from .errors import (
     VocabFormatError,
 )
 from .load import dump_tiktoken_bpe, load_gpt2_files, load_tiktoken_bpe
+from .stream import StreamDecoder
 from .registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
 
 __version__ = "0.1.0"

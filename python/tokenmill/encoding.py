@@ -14,7 +14,6 @@ and lone surrogates replaced by U+FFFD, exactly as tiktoken's `encode` does. So
 
 from __future__ import annotations
 
-import codecs
 import os
 from typing import TYPE_CHECKING, AbstractSet, Collection, Literal, Sequence
 
@@ -25,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["Encoding", "StreamDecoder"]
+__all__ = ["Encoding"]
 
 AllowedSpecial = "Literal['all'] | AbstractSet[str]"
 _EMPTY: frozenset = frozenset()
@@ -581,7 +580,7 @@ class Encoding:
         """Decodes many token lists to bytes."""
         return [self.decode_bytes(t) for t in batch]
 
-    def stream_decoder(self, errors: str = "replace") -> "StreamDecoder":
+    def stream_decoder(self, errors: str = "replace") -> "StreamDecoder":  # noqa: F821
         """A `StreamDecoder` for this encoding.
 
         >>> from tokenmill import get_encoding
@@ -590,6 +589,8 @@ class Encoding:
         >>> [d.push(t) for t in enc.encode("é")] + [d.flush()]
         ['é', '']
         """
+        from .stream import StreamDecoder
+
         return StreamDecoder(self, errors=errors)
 
     def _ids(self, tokens) -> list[int]:
@@ -686,50 +687,6 @@ def _as_int(t, position: int) -> int:
 
 def _text_type_error(text) -> TypeError:
     return TypeError(f"expected text as str, not {type(text).__name__}" + ("; decode bytes first or use encode_bytes()" if isinstance(text, (bytes, bytearray)) else ""))
-
-
-class StreamDecoder:
-    """Decodes token ids one at a time, emitting text only when whole characters are complete.
-
-    A character split across tokens (an emoji over 2-4 byte tokens) is held back until its
-    last byte arrives, so the stream never shows U+FFFD in the middle of a character.
-    Bytes that can never become valid UTF-8 are replaced per `errors` (default ``"replace"``).
-
-    Args:
-        encoding: The `Encoding` the ids come from.
-        errors: As for `bytes.decode`.
-
-    >>> from tokenmill import get_encoding
-    >>> enc = get_encoding("cl100k_base")
-    >>> d = StreamDecoder(enc)
-    >>> "".join(d.push(t) for t in enc.encode("naïve 👍")) + d.flush()
-    'naïve 👍'
-    """
-
-    __slots__ = ("_enc", "_dec")
-
-    def __init__(self, encoding: Encoding, errors: str = "replace"):
-        self._enc = encoding
-        self._dec = codecs.getincrementaldecoder("utf-8")(errors=errors)
-
-    def push(self, token: int) -> str:
-        """Adds one id; returns the text completed by it (possibly empty)."""
-        return self._dec.decode(self._enc.decode_single_token_bytes(token))
-
-    def push_many(self, tokens: Sequence[int]) -> str:
-        """Adds several ids; returns the text they complete."""
-        return self._dec.decode(self._enc.decode_bytes(tokens))
-
-    def flush(self) -> str:
-        """Ends the stream: returns what is held back (replaced if incomplete) and resets."""
-        out = self._dec.decode(b"", final=True)
-        self._dec.reset()
-        return out
-
-    @property
-    def pending(self) -> bytes:
-        """Bytes held back because they do not yet form a whole character."""
-        return self._dec.getstate()[0]
 
 
 def _from_gpt2_files(cls, encoder_json, vocab_bpe, name: str = "gpt2", pat_str: str | None = None) -> Encoding:
