@@ -20,6 +20,7 @@ from .errors import (
     UnknownModelError,
     UnknownTokenError,
     VocabFormatError,
+    VocabWarning,
 )
 from .load import dump_tiktoken_bpe, load_gpt2_files, load_tiktoken_bpe
 from .stream import StreamDecoder
@@ -39,6 +40,7 @@ __all__ = [
     "load_gpt2_files",
     "TokenmillError",
     "VocabFormatError",
+    "VocabWarning",
     "PatternError",
     "SpecialTokenError",
     "DisallowedSpecialTokenError",

@@ -12,6 +12,7 @@ from __future__ import annotations
 __all__ = [
     "TokenmillError",
     "VocabFormatError",
+    "VocabWarning",
     "PatternError",
     "SpecialTokenError",
     "DisallowedSpecialTokenError",
@@ -52,6 +53,10 @@ class VocabFormatError(TokenmillError, ValueError):
     def at(self, path: str, format: str | None = None) -> "VocabFormatError":
         """The same error, attributed to `path`."""
         return type(self)(self.reason, path, self.line, format or self.format)
+
+
+class VocabWarning(UserWarning):
+    """A vocabulary loads but looks suspect (e.g. a token BPE can never produce)."""
 
 
 class PatternError(TokenmillError, ValueError):

@@ -12,11 +12,12 @@ import hashlib
 import json
 import os
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Union
 
 from . import _core
-from .errors import VocabFormatError
+from .errors import VocabFormatError, VocabWarning
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -43,13 +44,19 @@ def read_verified(path: PathLike, expected_sha256: str | None = None) -> bytes:
     return data
 
 
-def load_tiktoken_bpe(path: PathLike, expected_hash: str | None = None, *, allow_gaps: bool = False) -> dict[bytes, int]:
+def load_tiktoken_bpe(
+    path: PathLike, expected_hash: str | None = None, *, allow_gaps: bool = False, strict: bool = False
+) -> dict[bytes, int]:
     """Loads a tiktoken rank file (``<base64 token> <rank>`` per line) as ``{bytes: rank}``.
+
+    A multi-byte token that no merge of two lower-ranked tokens can form is never produced by
+    BPE; such a token draws a `VocabWarning`, or a `VocabFormatError` when `strict`.
 
     Args:
         path: Local path of the file (URLs are not fetched).
         expected_hash: Optional sha256 hex digest to verify.
         allow_gaps: Accept increasing but non-contiguous ranks.
+        strict: Make unformable tokens an error instead of a warning.
 
     Returns:
         ``{token bytes: rank}``.
@@ -62,9 +69,17 @@ def load_tiktoken_bpe(path: PathLike, expected_hash: str | None = None, *, allow
     """
     data = read_verified(path, expected_hash)
     try:
-        ranks = dict(_core.parse_tiktoken(data, allow_gaps))
+        pairs, unformable = _core.parse_tiktoken(data, allow_gaps)
     except VocabFormatError as e:
         raise e.at(str(path), "tiktoken") from None
+    ranks = dict(pairs)
+    if unformable:
+        tok, rank = pairs[unformable[0]]
+        more = f" ({len(unformable)} such tokens in all)" if len(unformable) > 1 else ""
+        reason = f"token {tok!r} (rank {rank}) cannot be formed by merging two lower-ranked tokens{more}; BPE will never produce it"
+        if strict:
+            raise VocabFormatError(reason, str(path), unformable[0] + 1, "tiktoken")
+        warnings.warn(f"{path}: {reason}", VocabWarning, stacklevel=2)
     missing = [b for b in range(256) if bytes([b]) not in ranks]
     if missing:
         shown = ", ".join(f"0x{b:02x}" for b in missing[:16]) + (f" ... ({len(missing)} in all)" if len(missing) > 16 else "")
@@ -165,9 +180,10 @@ def load_gpt2_files(encoder_json: PathLike, vocab_bpe: PathLike) -> tuple[dict[b
         raise VocabFormatError(f"not valid UTF-8 at byte {e.start}", vpath) from None
     ranks: dict[bytes, int] = {bytes([b]): i for i, b in enumerate(order)}
     first = True
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    # split("\n"), not splitlines(): U+2028, U+0085, \x0b... are not line breaks in vocab.bpe.
+    for lineno, line in enumerate(text.split("\n"), start=1):
         line = line.strip("\r")
-        if not line.strip():
+        if not line.strip(" \t"):  # ASCII blanks only: other whitespace is data
             continue
         # Only a leading "#version" line is a header: "# #" and "## ##" are real GPT-2 merges.
         if first and line.startswith("#version"):

@@ -357,12 +357,14 @@ fn parse_rank_file(py: Python<'_>, data: &[u8], allow_gaps: bool) -> PyResult<Ve
     r.map_err(|e| py_error(py, "VocabFormatError", (e.reason, Option::<String>::None, if e.line == 0 { None } else { Some(e.line) })))
 }
 
-/// Parses a tiktoken rank file: `[(token bytes, rank), ...]` in file order.
+/// Parses a tiktoken rank file: `([(token bytes, rank), ...] in file order, [indices of
+/// tokens no merge can form])`.
 #[pyfunction]
 #[pyo3(signature = (data, allow_gaps=false))]
-fn parse_tiktoken(py: Python<'_>, data: &[u8], allow_gaps: bool) -> PyResult<Vec<(Py<PyBytes>, Rank)>> {
+fn parse_tiktoken(py: Python<'_>, data: &[u8], allow_gaps: bool) -> PyResult<(Vec<(Py<PyBytes>, Rank)>, Vec<usize>)> {
     let v = parse_rank_file(py, data, allow_gaps)?;
-    Ok(v.into_iter().map(|(b, r)| (PyBytes::new(py, &b).unbind(), r)).collect())
+    let bad = py.detach(|| tk::unformable(&v));
+    Ok((v.into_iter().map(|(b, r)| (PyBytes::new(py, &b).unbind(), r)).collect(), bad))
 }
 
 /// Serializes `[(token bytes, rank), ...]` as a rank file.

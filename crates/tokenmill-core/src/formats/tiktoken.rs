@@ -105,6 +105,20 @@ fn parse_rank(s: &[u8]) -> Option<Rank> {
     Some(v as Rank)
 }
 
+/// Tokens that no merge can produce: longer than one byte, yet no split into two tokens
+/// both ranked lower. BPE can never output such a token (rust-gems panics on them), so a
+/// vocabulary holding one is suspect. Returns their indices in `ranks`.
+pub fn unformable(ranks: &[(Vec<u8>, Rank)]) -> Vec<usize> {
+    let map: FxHashMap<&[u8], Rank> = ranks.iter().map(|(b, r)| (b.as_slice(), *r)).collect();
+    let lower = |b: &[u8], r: Rank| map.get(b).is_some_and(|x| *x < r);
+    ranks
+        .iter()
+        .enumerate()
+        .filter(|(_, (b, r))| b.len() > 1 && !(1..b.len()).any(|k| lower(&b[..k], *r) && lower(&b[k..], *r)))
+        .map(|(i, _)| i)
+        .collect()
+}
+
 /// Serializes `(bytes, rank)` pairs (any order) as a rank file, sorted by rank.
 pub fn dump(ranks: &[(Vec<u8>, Rank)]) -> Vec<u8> {
     let mut sorted: Vec<&(Vec<u8>, Rank)> = ranks.iter().collect();

@@ -1,0 +1,1 @@
+"""Deterministic generators for the adversarial test catalogue (see gen.py)."""
