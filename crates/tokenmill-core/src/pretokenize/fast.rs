@@ -298,17 +298,7 @@ fn cl100k(t: &Tables, b: &[u8], pos: usize) -> usize {
     }
     // \p{N}{1,3}+
     if k0 & CL_N != 0 {
-        let mut e = p1;
-        if k1 & CL_N != 0 {
-            e += l1;
-            if e < n {
-                let (k2, l2) = cls(t, b, e);
-                if k2 & CL_N != 0 {
-                    e += l2;
-                }
-            }
-        }
-        return e;
+        return digits_1_3(t, b, p1, k1, l1);
     }
     //  ?[^\s\p{L}\p{N}]++[\r\n]*+
     if c0 == b' ' && p1 < n && k1 & SLN == 0 {
@@ -336,6 +326,23 @@ fn cl100k(t: &Tables, b: &[u8], pos: usize) -> usize {
     }
     // \s
     p1
+}
+
+/// End of `\p{N}{1,3}` whose first digit ends at `p1`; `(k1, l1)` is the class and length of
+/// the char at `p1` (`(0, 0)` at the end of text). Shared by cl100k and o200k.
+#[inline(always)]
+fn digits_1_3(t: &Tables, b: &[u8], p1: usize, k1: u8, l1: usize) -> usize {
+    let mut e = p1;
+    if k1 & CL_N != 0 {
+        e += l1;
+        if e < b.len() {
+            let (k2, l2) = cls(t, b, e);
+            if k2 & CL_N != 0 {
+                e += l2;
+            }
+        }
+    }
+    e
 }
 
 /// End of the `[\r\n]*` run at `i`.
@@ -412,17 +419,7 @@ fn o200k(t: &Tables, b: &[u8], pos: usize) -> usize {
     }
     // A3: \p{N}{1,3}
     if k0 & CL_N != 0 {
-        let mut e = p1;
-        if k1 & CL_N != 0 {
-            e += l1;
-            if e < n {
-                let (k2, l2) = cls(t, b, e);
-                if k2 & CL_N != 0 {
-                    e += l2;
-                }
-            }
-        }
-        return e;
+        return digits_1_3(t, b, p1, k1, l1);
     }
     // A4:  ?[^\s\p{L}\p{N}]+[\r\n/]*
     if c0 == b' ' && p1 < n && k1 & SLN == 0 {

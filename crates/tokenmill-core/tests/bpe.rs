@@ -1,0 +1,139 @@
+//! BPE merging and rank-file parsing, without Python: the two merge algorithms agree, the
+//! vocabulary and parser reject malformed input with the documented messages.
+
+use tokenmill_core::bpe::{merge_heap, merge_small};
+use tokenmill_core::formats::tiktoken::{dump, parse, unformable};
+use tokenmill_core::{CoreBpe, CoreError, Vocab};
+
+/// xorshift64*: deterministic, dependency-free randomness for the tests.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn bytes256() -> Vec<(Vec<u8>, u32)> {
+    (0..=255u8).map(|b| (vec![b], b as u32)).collect()
+}
+
+/// A random vocabulary over "abc " built by random merges of existing tokens.
+fn toy_vocab(seed: u64, merges: usize) -> Vocab {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut v = bytes256();
+    let mut toks: Vec<Vec<u8>> = vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec(), b" ".to_vec()];
+    while v.len() < 256 + merges {
+        let t = [toks[rng.below(toks.len())].clone(), toks[rng.below(toks.len())].clone()].concat();
+        if t.len() <= 16 && !v.iter().any(|(b, _)| *b == t) {
+            let r = v.len() as u32;
+            v.push((t.clone(), r));
+            toks.push(t);
+        }
+    }
+    Vocab::new(v, vec![]).unwrap()
+}
+
+#[test]
+fn heap_merge_equals_flat_merge() {
+    for seed in 0..40u64 {
+        let vocab = toy_vocab(seed, 80);
+        let mut rng = Rng(seed + 1000);
+        for _ in 0..50 {
+            let len = rng.below(400);
+            let piece: Vec<u8> = (0..len).map(|_| b"abc "[rng.below(4)]).collect();
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            merge_small(&vocab, &piece, &mut a, &mut Vec::new());
+            merge_heap(&vocab, &piece, &mut b);
+            assert_eq!(a, b, "seed {seed}, piece {:?}", String::from_utf8_lossy(&piece));
+            let decoded: Vec<u8> = a.iter().flat_map(|&t| vocab.token_bytes(t as u64).unwrap().to_vec()).collect();
+            assert_eq!(decoded, piece);
+        }
+    }
+}
+
+#[test]
+fn repeated_byte_merges_leftmost_first() {
+    // "aaa" with only "aa": the leftmost pair merges first -> [aa, a].
+    let mut v = bytes256();
+    v.push((b"aa".to_vec(), 256));
+    let vocab = Vocab::new(v, vec![]).unwrap();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    merge_small(&vocab, b"aaa", &mut a, &mut Vec::new());
+    merge_heap(&vocab, b"aaa", &mut b);
+    assert_eq!(a, vec![256, 97]);
+    assert_eq!(b, a);
+}
+
+#[test]
+fn core_roundtrip_and_specials() {
+    let mut v = bytes256();
+    v.push((b"ab".to_vec(), 256));
+    let core = CoreBpe::new(v, vec![("<|e|>".into(), 257)], r"\w+|\s+|[^\w\s]+").unwrap();
+    let allowed = core.special_matcher(&["<|e|>".to_string()]).unwrap();
+    let ids = core.encode("ab <|e|>abc", &allowed).unwrap();
+    assert_eq!(ids, vec![256, 32, 257, 256, 99]);
+    assert_eq!(core.decode_bytes(&ids).unwrap(), b"ab <|e|>abc");
+    assert!(matches!(core.decode_bytes(&[999]), Err(CoreError::TokenId { id: 999, position: 0, .. })));
+    let disallowed = core.special_matcher(&["<|e|>".to_string()]).unwrap();
+    assert!(matches!(core.check_disallowed("x<|e|>", &disallowed), Err(CoreError::DisallowedSpecial { start: 1, .. })));
+}
+
+#[test]
+fn vocab_rejects_malformed() {
+    let msg = |r: Result<Vocab, CoreError>| format!("{}", r.unwrap_err());
+    let mut missing = bytes256();
+    missing.remove(0);
+    assert!(msg(Vocab::new(missing, vec![])).contains("single-byte tokens missing: 0x00"));
+    let mut dup_rank = bytes256();
+    dup_rank.push((b"ab".to_vec(), 5));
+    assert!(msg(Vocab::new(dup_rank, vec![])).contains("rank 5 is assigned to two tokens"));
+    assert!(msg(Vocab::new(bytes256(), vec![("<|x|>".into(), 7)])).contains("already the rank of ordinary token"));
+    assert!(msg(Vocab::new(bytes256(), vec![("<|x|>".into(), 4_000_000_000)])).contains("ids must be dense"));
+    // Two specials may share an id (tiktoken's o200k_harmony); decoding gives the first.
+    let v = Vocab::new(bytes256(), vec![("<|a|>".into(), 300), ("<|b|>".into(), 300)]).unwrap();
+    assert_eq!(v.token_bytes(300).unwrap(), b"<|a|>");
+}
+
+#[test]
+fn rank_file_errors_name_the_line() {
+    let valid = dump(&bytes256());
+    assert_eq!(parse(&valid, false).unwrap().len(), 256);
+    let with = |extra: &[u8]| [valid.clone(), extra.to_vec()].concat();
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (b"".to_vec(), "empty vocabulary file"),
+        (with(b"!!!! 256\n"), "line 257: invalid base64"),
+        (with(b"= 256\n"), "line 257: invalid base64"),
+        (with(b"YWI=\n"), "line 257: expected '<base64> <rank>'"),
+        (with(b"YWI=\t256\n"), "line 257: expected '<base64> <rank>'"),
+        (with(b"AA== 256\n"), "line 257: duplicate token (first defined on line 1)"),
+        (with(b"YWI= 255\n"), "line 257: duplicate rank 255 (first on line 256)"),
+        (with(b"YWI= 300\n"), "line 257: expected rank 256, got 300"),
+        (with(b"YWI= -5\n"), "line 257: invalid rank"),
+        (with(b"YWI= 4294967296\n"), "line 257: invalid rank"),
+        (with(b"YWI= 0x10\n"), "line 257: invalid rank"),
+    ];
+    for (data, want) in cases {
+        let e = parse(&data, false).unwrap_err();
+        let got = if e.line == 0 { e.reason.clone() } else { format!("line {}: {}", e.line, e.reason) };
+        assert!(got.contains(want), "want {want:?}, got {got:?}");
+    }
+    // Gaps are accepted on request; CRLF and a BOM are accepted.
+    assert!(parse(&with(b"YWI= 300\n"), true).is_ok());
+    let crlf: Vec<u8> = String::from_utf8(valid.clone()).unwrap().replace('\n', "\r\n").into_bytes();
+    assert_eq!(parse(&crlf, false).unwrap(), parse(&valid, false).unwrap());
+    assert_eq!(parse(&[b"\xef\xbb\xbf".as_slice(), &valid].concat(), false).unwrap().len(), 256);
+}
+
+#[test]
+fn unformable_tokens_are_found() {
+    let mut v = bytes256();
+    v.push((b"abc".to_vec(), 256)); // no "ab" or "bc": BPE can never produce it
+    v.push((b"cd".to_vec(), 257));
+    assert_eq!(unformable(&v), vec![256]);
+}
