@@ -198,11 +198,13 @@ class Encoding:
         return a, d
 
     # ----------------------------------------------------------------- encoding
-    def encode_ordinary(self, text: str) -> list[int]:
+    def encode_ordinary(self, text: str, *, num_threads: int = 1) -> list[int]:
         """Encodes `text`, treating special-token text as ordinary text.
 
         Args:
             text: The text to encode.
+            num_threads: Threads for this call. A large text (over 512 KiB) is cut at points
+                where cutting provably does not change the result and encoded in parallel.
 
         Returns:
             The token ids.
@@ -211,10 +213,11 @@ class Encoding:
         >>> get_encoding("gpt2").encode_ordinary("hello world")
         [31373, 995]
         """
+        n = _default_threads(num_threads)
         try:
-            return self._core.encode_ordinary(text)
+            return self._core.encode_ordinary(text, n)
         except UnicodeEncodeError:
-            return self._core.encode_ordinary(_fix_surrogates(text))
+            return self._core.encode_ordinary(_fix_surrogates(text), n)
         except TypeError:
             raise _text_type_error(text) from None
 
@@ -224,6 +227,7 @@ class Encoding:
         *,
         allowed_special: Literal["all"] | AbstractSet[str] = _EMPTY,
         disallowed_special: Literal["all"] | Collection[str] = "all",
+        num_threads: int = 1,
     ) -> list[int]:
         """Encodes `text` into token ids (tiktoken semantics).
 
@@ -237,6 +241,8 @@ class Encoding:
             allowed_special: ``"all"`` or a set of special-token texts to encode as specials.
             disallowed_special: ``"all"`` (every special not allowed) or a collection of texts
                 whose presence raises; ``()`` disables the check.
+            num_threads: Threads for this call; with no allowed specials, a large text is
+                split at provably safe points and encoded in parallel (same ids).
 
         Returns:
             The token ids.
@@ -247,10 +253,11 @@ class Encoding:
         [15339, 220, 100257]
         """
         a, d = self._special_sets(allowed_special, disallowed_special)
+        n = _default_threads(num_threads)
         try:
-            return self._core.encode(text, a, d)
+            return self._core.encode(text, a, d, n)
         except UnicodeEncodeError:
-            return self._core.encode(_fix_surrogates(text), a, d)
+            return self._core.encode(_fix_surrogates(text), a, d, n)
         except TypeError:
             raise _text_type_error(text) from None
 
@@ -260,6 +267,7 @@ class Encoding:
         *,
         allowed_special: Literal["all"] | AbstractSet[str] = _EMPTY,
         disallowed_special: Literal["all"] | Collection[str] = "all",
+        num_threads: int = 1,
     ) -> "npt.NDArray[np.uint32]":
         """Like `encode`, returning a numpy uint32 array (no Python int per token).
 
@@ -268,10 +276,11 @@ class Encoding:
         [31373, 995]
         """
         a, d = self._special_sets(allowed_special, disallowed_special)
+        n = _default_threads(num_threads)
         try:
-            return self._core.encode_to_numpy(text, a, d)
+            return self._core.encode_to_numpy(text, a, d, n)
         except UnicodeEncodeError:
-            return self._core.encode_to_numpy(_fix_surrogates(text), a, d)
+            return self._core.encode_to_numpy(_fix_surrogates(text), a, d, n)
         except TypeError:
             raise _text_type_error(text) from None
 
@@ -281,6 +290,7 @@ class Encoding:
         *,
         allowed_special: Literal["all"] | AbstractSet[str] = _EMPTY,
         disallowed_special: Literal["all"] | Collection[str] = "all",
+        num_threads: int = 1,
     ) -> int:
         """Number of tokens `encode` would return, without building the list.
 
@@ -289,10 +299,11 @@ class Encoding:
         2
         """
         a, d = self._special_sets(allowed_special, disallowed_special)
+        n = _default_threads(num_threads)
         try:
-            return self._core.count(text, a, d)
+            return self._core.count(text, a, d, n)
         except UnicodeEncodeError:
-            return self._core.count(_fix_surrogates(text), a, d)
+            return self._core.count(_fix_surrogates(text), a, d, n)
         except TypeError:
             raise _text_type_error(text) from None
 

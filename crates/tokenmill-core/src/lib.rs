@@ -10,6 +10,7 @@ pub mod bpe;
 pub mod core_bpe;
 pub mod error;
 pub mod formats;
+pub mod parallel;
 pub mod pretokenize;
 pub mod special;
 pub mod vocab;

@@ -3,7 +3,6 @@
 //! `tokenmill.InternalError` so that `except Exception` is always enough.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use numpy::{PyArray1, IntoPyArray};
 use pyo3::prelude::*;
@@ -11,6 +10,7 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 use tokenmill_core::formats::tiktoken as tk;
+use tokenmill_core::parallel::parallel_map;
 use tokenmill_core::special::SpecialMatcher;
 use tokenmill_core::{CoreBpe, CoreError, Rank};
 
@@ -72,12 +72,17 @@ fn allowed_or_empty(a: Option<&Bound<'_, SpecialSet>>) -> Option<SpecialMatcher>
 impl PyCoreBpe {
     /// The shared front of every encode call: the disallowed check, then encoding.
     fn encode_impl(&self, text: &str, allowed: Option<&SpecialMatcher>, disallowed: Option<&SpecialMatcher>) -> Result<Vec<Rank>, CoreError> {
+        self.encode_threads(text, allowed, disallowed, 1)
+    }
+
+    /// `encode_impl` that may split one large special-free text across `threads` threads.
+    fn encode_threads(&self, text: &str, allowed: Option<&SpecialMatcher>, disallowed: Option<&SpecialMatcher>, threads: usize) -> Result<Vec<Rank>, CoreError> {
         if let Some(d) = disallowed {
             self.inner.check_disallowed(text, d)?;
         }
         match allowed {
-            Some(a) => self.inner.encode(text, a),
-            None => self.inner.encode_ordinary(text),
+            Some(a) if !a.is_empty() => self.inner.encode(text, a),
+            _ => self.inner.encode_ordinary_parallel(text, threads),
         }
     }
 }
@@ -132,30 +137,31 @@ impl PyCoreBpe {
         Ok(SpecialSet { inner })
     }
 
-    fn encode_ordinary(&self, py: Python<'_>, text: &str) -> PyResult<Vec<Rank>> {
-        run(py, || self.inner.encode_ordinary(text))
+    #[pyo3(signature = (text, num_threads=1))]
+    fn encode_ordinary(&self, py: Python<'_>, text: &str, num_threads: usize) -> PyResult<Vec<Rank>> {
+        run(py, || self.inner.encode_ordinary_parallel(text, num_threads))
     }
 
-    #[pyo3(signature = (text, allowed=None, disallowed=None))]
-    fn encode(&self, py: Python<'_>, text: &str, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>) -> PyResult<Vec<Rank>> {
+    #[pyo3(signature = (text, allowed=None, disallowed=None, num_threads=1))]
+    fn encode(&self, py: Python<'_>, text: &str, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>, num_threads: usize) -> PyResult<Vec<Rank>> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
-        run(py, || self.encode_impl(text, a, d))
+        run(py, || self.encode_threads(text, a, d, num_threads))
     }
 
-    #[pyo3(signature = (text, allowed=None, disallowed=None))]
-    fn encode_to_numpy<'py>(&self, py: Python<'py>, text: &str, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>) -> PyResult<Bound<'py, PyArray1<Rank>>> {
+    #[pyo3(signature = (text, allowed=None, disallowed=None, num_threads=1))]
+    fn encode_to_numpy<'py>(&self, py: Python<'py>, text: &str, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>, num_threads: usize) -> PyResult<Bound<'py, PyArray1<Rank>>> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
-        let v = run(py, || self.encode_impl(text, a, d))?;
+        let v = run(py, || self.encode_threads(text, a, d, num_threads))?;
         Ok(v.into_pyarray(py))
     }
 
-    #[pyo3(signature = (text, allowed=None, disallowed=None))]
-    fn count(&self, py: Python<'_>, text: &str, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>) -> PyResult<usize> {
+    #[pyo3(signature = (text, allowed=None, disallowed=None, num_threads=1))]
+    fn count(&self, py: Python<'_>, text: &str, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>, num_threads: usize) -> PyResult<usize> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
-        run(py, || self.encode_impl(text, a, d).map(|v| v.len()))
+        run(py, || self.encode_threads(text, a, d, num_threads).map(|v| v.len()))
     }
 
     /// Tokens and the character (code point) offset where each starts.
@@ -178,7 +184,7 @@ impl PyCoreBpe {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
         let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
-        run(py, || parallel_map(&strs, num_threads, |t| self.encode_impl(t, a, d)))
+        run(py, || parallel_map(&strs, num_threads, |t: &&str| self.encode_impl(t, a, d)))
     }
 
     /// Encodes many texts into one flat uint32 array plus `len(texts)+1` boundaries.
@@ -188,7 +194,7 @@ impl PyCoreBpe {
         let d = disallowed.map(|s| &s.get().inner);
         let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
         let (flat, bounds) = run(py, || {
-            let parts = parallel_map(&strs, num_threads, |t| self.encode_impl(t, a, d))?;
+            let parts = parallel_map(&strs, num_threads, |t: &&str| self.encode_impl(t, a, d))?;
             let total: usize = parts.iter().map(Vec::len).sum();
             let mut flat = Vec::with_capacity(total);
             let mut bounds = Vec::with_capacity(parts.len() + 1);
@@ -309,47 +315,6 @@ fn byte_to_char_offsets(text: &[u8], byte_offsets: &[usize]) -> Vec<usize> {
         out.push(chars - inside as usize);
     }
     out
-}
-
-/// Applies `f` to every item on up to `num_threads` scoped threads, keeping order.
-fn parallel_map<T: Send, F>(items: &[&str], num_threads: usize, f: F) -> Result<Vec<T>, CoreError>
-where
-    F: Fn(&str) -> Result<T, CoreError> + Sync,
-{
-    let threads = num_threads.max(1).min(items.len().max(1));
-    if threads == 1 {
-        return items.iter().map(|t| f(t)).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let results: Vec<Vec<(usize, Result<T, CoreError>)>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut local = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= items.len() {
-                            break;
-                        }
-                        local.push((i, f(items[i])));
-                    }
-                    local
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
-    });
-    let mut slots: Vec<Option<Result<T, CoreError>>> = (0..items.len()).map(|_| None).collect();
-    for local in results {
-        for (i, r) in local {
-            slots[i] = Some(r);
-        }
-    }
-    slots
-        .into_iter()
-        .enumerate()
-        .map(|(i, r)| r.unwrap_or_else(|| Err(CoreError::Vocab(format!("worker thread failed on item {i}")))))
-        .collect()
 }
 
 fn parse_rank_file(py: Python<'_>, data: &[u8], allow_gaps: bool) -> PyResult<Vec<(Vec<u8>, Rank)>> {

@@ -1,0 +1,37 @@
+//! Where does encoding time go? `cargo run --release --example profile_encode -- RANKFILE PATTERN_NAME TEXTFILE...`
+//! Prints MB/s for pre-tokenization alone and for the full encode (no Python involved).
+
+use std::time::Instant;
+
+use tokenmill_core::formats::tiktoken::parse;
+use tokenmill_core::pretokenize::{CL100K_PAT, O200K_PAT, R50K_PAT};
+use tokenmill_core::CoreBpe;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() < 4 {
+        eprintln!("usage: profile_encode RANKFILE r50k|cl100k|o200k TEXTFILE...");
+        std::process::exit(2);
+    }
+    let ranks = parse(&std::fs::read(&args[1]).expect("read rank file"), true).expect("parse rank file");
+    let pat = match args[2].as_str() {
+        "r50k" => R50K_PAT,
+        "cl100k" => CL100K_PAT,
+        _ => O200K_PAT,
+    };
+    let core = CoreBpe::new(ranks, vec![], pat).expect("build");
+    for path in &args[3..] {
+        let text = String::from_utf8(std::fs::read(path).expect("read text")).expect("utf-8");
+        let mb = text.len() as f64 / 1e6;
+        let best = |f: &dyn Fn() -> usize| (0..5).map(|_| { let t = Instant::now(); std::hint::black_box(f()); t.elapsed().as_secs_f64() }).fold(f64::MAX, f64::min);
+        let t_pre = best(&|| { let mut n = 0; core.pretokenizer.for_each_piece(&text, |_, _| n += 1).unwrap(); n });
+        let b0 = text.as_bytes();
+        let t_look = best(&|| { let mut n = 0; core.pretokenizer.for_each_piece(&text, |s, e| if core.vocab.rank(&b0[s..e]).is_some() { n += 1 }).unwrap(); n });
+        let t_enc = best(&|| core.encode_ordinary(&text).unwrap().len());
+        let mut whole = 0usize;
+        let mut pieces = 0usize;
+        let b = text.as_bytes();
+        core.pretokenizer.for_each_piece(&text, |s, e| { pieces += 1; if core.vocab.rank(&b[s..e]).is_some() { whole += 1 } }).unwrap();
+        println!("{path}: {mb:.1} MB  pretokenize {:.0} MB/s  +lookup {:.0} MB/s  encode {:.1} MB/s  pieces {pieces} whole-token {:.1}%", mb / t_pre, mb / t_look, mb / t_enc, 100.0 * whole as f64 / pieces as f64);
+    }
+}

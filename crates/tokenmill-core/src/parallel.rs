@@ -1,0 +1,48 @@
+//! Per-call parallelism on scoped threads: no global pool, no environment switch, nothing
+//! left running after the call (so `fork` and per-call `num_threads` are always safe).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::error::CoreError;
+
+/// Applies `f` to every item on up to `num_threads` threads, keeping the input order.
+/// Items are handed out one at a time, so uneven item sizes still balance.
+pub fn parallel_map<I: Sync, T: Send, F>(items: &[I], num_threads: usize, f: F) -> Result<Vec<T>, CoreError>
+where
+    F: Fn(&I) -> Result<T, CoreError> + Sync,
+{
+    let threads = num_threads.max(1).min(items.len().max(1));
+    if threads == 1 {
+        return items.iter().map(&f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let results: Vec<Vec<(usize, Result<T, CoreError>)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut local = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= items.len() {
+                            break;
+                        }
+                        local.push((i, f(&items[i])));
+                    }
+                    local
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+    });
+    let mut slots: Vec<Option<Result<T, CoreError>>> = (0..items.len()).map(|_| None).collect();
+    for local in results {
+        for (i, r) in local {
+            slots[i] = Some(r);
+        }
+    }
+    slots
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| r.unwrap_or_else(|| Err(CoreError::Vocab(format!("worker thread failed on item {i}")))))
+        .collect()
+}

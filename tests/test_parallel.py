@@ -1,0 +1,60 @@
+"""One large text encoded on several threads gives exactly the sequential ids."""
+
+from __future__ import annotations
+
+import pytest
+
+import tokenmill
+from peers import corpus_texts
+
+NAMES = ["r50k_base", "cl100k_base", "o200k_base"]
+
+
+@pytest.fixture(scope="module")
+def big_text() -> str:
+    texts = corpus_texts()
+    # Mixed scripts, CRLF files and whitespace runs at the part boundaries' neighbourhood.
+    return "".join(texts[k] for k in sorted(texts)) + "  \n\n\t x" * 1000
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_parallel_equals_sequential_on_corpus(name, big_text):
+    enc = tokenmill.get_encoding(name)
+    seq = enc.encode_ordinary(big_text)
+    for threads in (2, 3, 8):
+        assert enc.encode_ordinary(big_text, num_threads=threads) == seq
+    assert enc.encode(big_text, disallowed_special=(), num_threads=2) == seq
+    assert enc.encode_to_numpy(big_text, disallowed_special=(), num_threads=2).tolist() == seq
+    assert enc.count(big_text, disallowed_special=(), num_threads=2) == len(seq)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_parallel_cut_candidates_everywhere(name):
+    # Letters followed by every whitespace kind, in long runs: many candidate cut points.
+    enc = tokenmill.get_encoding(name)
+    unit = "ab \tcd\r\nef\n\ngh  ij's \u3000k\u00a0l 12 x\n"
+    text = unit * 40000
+    assert enc.encode_ordinary(text, num_threads=4) == enc.encode_ordinary(text)
+
+
+def test_parallel_without_cut_points_and_custom_pattern():
+    enc = tokenmill.get_encoding("cl100k_base")
+    no_cuts = "中文" * 300_000  # no ASCII letter before whitespace: encoded in one part
+    assert enc.encode_ordinary(no_cuts, num_threads=2) == enc.encode_ordinary(no_cuts)
+    custom = tokenmill.Encoding("custom", r"\S+|\s+", enc._mergeable_ranks, {})
+    text = "hello world " * 100_000
+    assert custom.encode_ordinary(text, num_threads=2) == custom.encode_ordinary(text)
+
+
+def test_parallel_with_allowed_specials_and_surrogates():
+    enc = tokenmill.get_encoding("cl100k_base")
+    text = ("some words here <|endoftext|> more\n" * 30_000) + "\ud83d tail"
+    assert enc.encode(text, allowed_special="all", num_threads=2) == enc.encode(text, allowed_special="all")
+    assert enc.encode(text, disallowed_special=(), num_threads=2) == enc.encode(text, disallowed_special=())
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
+def test_num_threads_validated(bad):
+    enc = tokenmill.get_encoding("gpt2")
+    with pytest.raises(ValueError, match="num_threads"):
+        enc.encode("hi", num_threads=bad)
