@@ -16,8 +16,8 @@ use crate::vocab::{Rank, Vocab};
 /// Pieces longer than this (bytes) use the heap merge.
 const HEAP_THRESHOLD: usize = 128;
 
-/// Reusable working memory for `encode_piece`: `(token id, rank of merging with the next part)`.
-pub type Scratch = Vec<(Rank, Rank)>;
+/// Reusable working memory for `encode_piece` (one per encode call, not per piece).
+pub type Scratch = Vec<(usize, Rank)>;
 
 /// Appends the tokens of `piece` to `out`.
 #[inline]
@@ -36,12 +36,6 @@ pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scrat
         out.push(r);
         return;
     }
-    merge_any(vocab, piece, out, scratch)
-}
-
-/// Merges a piece known not to be a single token, picking the algorithm by length.
-#[inline]
-pub fn merge_any(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) {
     if piece.len() <= HEAP_THRESHOLD {
         merge_small(vocab, piece, out, scratch)
     } else {
@@ -49,20 +43,26 @@ pub fn merge_any(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut
     }
 }
 
-/// Flat-array merge: `parts[i] = (token id, rank of merging part i with part i+1)`.
-/// Each step takes the leftmost lowest rank, replaces the two parts by the merged token and
-/// re-ranks its two neighbours: two integer-keyed lookups per merge.
+/// Flat-array merge (tiktoken's algorithm shape): `parts[i] = (start, rank of parts i,i+1)`.
 pub fn merge_small(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, parts: &mut Scratch) {
     let n = piece.len();
     parts.clear();
+    let pair_rank = |parts: &Scratch, i: usize| -> Rank {
+        if i + 2 < parts.len() {
+            vocab.rank(&piece[parts[i].0..parts[i + 2].0]).unwrap_or(Rank::MAX)
+        } else {
+            Rank::MAX
+        }
+    };
     for i in 0..n {
         let r = if i + 1 < n { vocab.pair_rank(piece[i], piece[i + 1]) } else { Rank::MAX };
-        parts.push((vocab.byte_rank(piece[i]), r));
+        parts.push((i, r));
     }
+    parts.push((n, Rank::MAX));
     loop {
         // Leftmost minimum.
         let mut best = (Rank::MAX, 0usize);
-        for (i, &(_, r)) in parts.iter().enumerate() {
+        for (i, &(_, r)) in parts[..parts.len() - 1].iter().enumerate() {
             if r < best.0 {
                 best = (r, i);
             }
@@ -70,15 +70,17 @@ pub fn merge_small(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, parts: &mut
         if best.0 == Rank::MAX {
             break;
         }
-        let (r, i) = best;
-        parts[i].0 = r; // the merged token's id is the rank of the pair
+        let i = best.1;
         parts.remove(i + 1);
-        parts[i].1 = if i + 1 < parts.len() { vocab.merge(r, parts[i + 1].0) } else { Rank::MAX };
+        parts[i].1 = pair_rank(parts, i);
         if i > 0 {
-            parts[i - 1].1 = vocab.merge(parts[i - 1].0, r);
+            parts[i - 1].1 = pair_rank(parts, i - 1);
         }
     }
-    out.extend(parts.iter().map(|&(t, _)| t));
+    for w in parts.windows(2) {
+        // Every remaining part is a token: single bytes always are, merged parts by construction.
+        out.push(vocab.rank(&piece[w[0].0..w[1].0]).unwrap_or(Rank::MAX));
+    }
 }
 
 const NONE: u32 = u32::MAX;
@@ -86,51 +88,50 @@ const NONE: u32 = u32::MAX;
 /// Heap merge for long pieces; same result as `merge_small`.
 pub fn merge_heap(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>) {
     let n = piece.len();
-    // Node i starts at byte i and holds token `tok[i]`; `next[i]` is the following node (or n).
-    let mut tok: Vec<Rank> = piece.iter().map(|&b| vocab.byte_rank(b)).collect();
+    // Node i starts at byte i; `next[i]` is the start of the following node (or n).
     let mut next: Vec<u32> = (1..=n as u32).collect();
     let mut prev: Vec<u32> = (0..n as u32).map(|i| if i == 0 { NONE } else { i - 1 }).collect();
     let mut alive = vec![true; n];
-    // Entries are (rank, left node, right node's token): stale once either side changed.
-    let mut heap: BinaryHeap<Reverse<(Rank, u32, Rank)>> = BinaryHeap::with_capacity(n);
-    let push_pair = |heap: &mut BinaryHeap<Reverse<(Rank, u32, Rank)>>, tok: &[Rank], next: &[u32], i: u32| {
+    let mut heap: BinaryHeap<Reverse<(Rank, u32, u32)>> = BinaryHeap::with_capacity(n);
+    let end_of = |next: &[u32], i: u32| -> u32 { next[i as usize] };
+    // Pair (i, next(i)) spans piece[i .. end_of(next(i))].
+    let push_pair = |heap: &mut BinaryHeap<Reverse<(Rank, u32, u32)>>, next: &[u32], i: u32| {
         let j = next[i as usize];
         if (j as usize) < n {
-            let r = vocab.merge(tok[i as usize], tok[j as usize]);
-            if r != Rank::MAX {
-                heap.push(Reverse((r, i, tok[j as usize])));
+            let e = end_of(next, j);
+            if let Some(r) = vocab.rank(&piece[i as usize..e as usize]) {
+                heap.push(Reverse((r, i, e)));
             }
         }
     };
     for i in 0..n as u32 {
-        push_pair(&mut heap, &tok, &next, i);
+        push_pair(&mut heap, &next, i);
     }
-    while let Some(Reverse((r, i, right_tok))) = heap.pop() {
+    while let Some(Reverse((_, i, e))) = heap.pop() {
         let iu = i as usize;
         if !alive[iu] {
             continue;
         }
         let j = next[iu];
-        // Stale unless both sides are unchanged: the left side is unchanged iff merging its
-        // current token with the current right token still gives `r`.
-        if j as usize >= n || tok[j as usize] != right_tok || vocab.merge(tok[iu], right_tok) != r {
-            continue;
+        if j as usize >= n || end_of(&next, j) != e {
+            continue; // stale entry: a neighbour merged since it was pushed
         }
+        // Merge node j into node i.
         alive[j as usize] = false;
-        tok[iu] = r;
         next[iu] = next[j as usize];
         if (next[iu] as usize) < n {
             prev[next[iu] as usize] = i;
         }
-        push_pair(&mut heap, &tok, &next, i);
+        push_pair(&mut heap, &next, i);
         let p = prev[iu];
         if p != NONE {
-            push_pair(&mut heap, &tok, &next, p);
+            push_pair(&mut heap, &next, p);
         }
     }
     let mut i = 0usize;
     while i < n {
-        out.push(tok[i]);
-        i = next[i] as usize;
+        let e = next[i] as usize;
+        out.push(vocab.rank(&piece[i..e]).unwrap_or(Rank::MAX));
+        i = e;
     }
 }

@@ -3,7 +3,7 @@
 //! Immutable after construction, so one instance is shared freely across threads.
 //! Text flows one way: special-token split -> pre-tokenize each segment -> per-piece BPE.
 
-use crate::bpe::{encode_piece, merge_any, Scratch};
+use crate::bpe::{encode_piece, encode_piece_with};
 use crate::error::CoreError;
 use crate::pretokenize::Pretokenizer;
 use crate::special::SpecialMatcher;
@@ -82,21 +82,9 @@ impl CoreBpe {
     /// Appends the tokens of a special-free segment.
     #[inline]
     pub fn encode_segment(&self, text: &str, out: &mut Vec<Rank>) -> Result<(), CoreError> {
-        self.encode_segment_with(text, out, &mut PieceCache::default())
-    }
-
-    /// `encode_segment` sharing a piece cache across the segments of one call.
-    pub fn encode_segment_with<'t>(&self, text: &'t str, out: &mut Vec<Rank>, cache: &mut PieceCache<'t>) -> Result<(), CoreError> {
         let bytes = text.as_bytes();
-        self.pretokenizer.for_each_piece(text, |s, e| {
-            let piece = &bytes[s..e];
-            // Most pieces are whole tokens: one lookup, no merging, no cache traffic.
-            if let Some(r) = self.vocab.rank(piece) {
-                out.push(r);
-            } else {
-                cache.encode(&self.vocab, piece, out);
-            }
-        })
+        let mut scratch = Vec::new();
+        self.pretokenizer.for_each_piece(text, |s, e| encode_piece_with(&self.vocab, &bytes[s..e], out, &mut scratch))
     }
 
     /// Fails with `DisallowedSpecial` if `text` contains any token of `disallowed`.
@@ -114,14 +102,13 @@ impl CoreBpe {
             return self.encode_ordinary(text);
         }
         let mut out = Vec::with_capacity(text.len() / 3 + 1);
-        let mut cache = PieceCache::default();
         let mut start = 0;
         while let Some((s, e, id)) = allowed.find(text, start) {
-            self.encode_segment_with(&text[start..s], &mut out, &mut cache)?;
+            self.encode_segment(&text[start..s], &mut out)?;
             out.push(id);
             start = e;
         }
-        self.encode_segment_with(&text[start..], &mut out, &mut cache)?;
+        self.encode_segment(&text[start..], &mut out)?;
         Ok(out)
     }
 
@@ -186,40 +173,5 @@ impl CoreBpe {
     /// Concatenated bytes of `ids`.
     pub fn decode_bytes(&self, ids: &[Rank]) -> Result<Vec<u8>, CoreError> {
         self.vocab.decode_bytes(ids)
-    }
-}
-
-/// Tokens of the pieces already merged in this call. Pieces that are not whole tokens repeat
-/// a lot within a document (40-70% of them in the shared corpora), and each merge costs
-/// several lookups in a large table, so remembering them pays. Bounded: cleared when full.
-#[derive(Default)]
-pub struct PieceCache<'t> {
-    map: std::collections::HashMap<&'t [u8], (u32, u32), foldhash::fast::FixedState>,
-    store: Vec<Rank>,
-    scratch: Scratch,
-}
-
-impl<'t> PieceCache<'t> {
-    const MAX_ENTRIES: usize = 1 << 16;
-
-    /// Appends the tokens of `piece` (known not to be one token), merging it at most once.
-    #[inline]
-    pub fn encode(&mut self, vocab: &crate::vocab::Vocab, piece: &'t [u8], out: &mut Vec<Rank>) {
-        if let Some(&(start, len)) = self.map.get(piece) {
-            out.extend_from_slice(&self.store[start as usize..(start + len) as usize]);
-            return;
-        }
-        let before = out.len();
-        merge_any(vocab, piece, out, &mut self.scratch);
-        // Long pieces rarely repeat and would bloat the store.
-        if piece.len() <= 256 {
-            if self.map.len() >= Self::MAX_ENTRIES {
-                self.map.clear();
-                self.store.clear();
-            }
-            let start = self.store.len() as u32;
-            self.store.extend_from_slice(&out[before..]);
-            self.map.insert(piece, (start, (out.len() - before) as u32));
-        }
     }
 }

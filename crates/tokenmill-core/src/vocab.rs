@@ -6,11 +6,6 @@
 
 use rustc_hash::FxHashMap;
 
-/// Map keyed by token bytes. Why foldhash, not FxHash: FxHash mixes byte strings poorly (CJK
-/// UTF-8 shares most of its bits), which showed up as collisions and `memcmp` time; foldhash
-/// is as fast on short keys and mixes well. Fixed seed: behaviour is the same on every run.
-pub type BytesMap<V> = std::collections::HashMap<Vec<u8>, V, foldhash::fast::FixedState>;
-
 use crate::error::CoreError;
 
 /// A token id. BPE merge priority equals the id ("rank"), as in tiktoken.
@@ -24,7 +19,7 @@ const HOLE: u32 = u32::MAX;
 
 #[derive(Debug, Clone)]
 pub struct Vocab {
-    encoder: BytesMap<Rank>,
+    encoder: FxHashMap<Vec<u8>, Rank>,
     arena: Vec<u8>,
     /// `(offset, len)` into `arena` for each id; `len == HOLE` for unassigned ids.
     spans: Vec<(u32, u32)>,
@@ -33,12 +28,6 @@ pub struct Vocab {
     /// Rank of every two-byte token, indexed by `b0 << 8 | b1` (`Rank::MAX` if none): the
     /// first round of every merge looks up byte pairs, and a flat table beats hashing there.
     pair_ranks: Vec<Rank>,
-    /// `(left id << 32 | right id) -> id` of every token whose bytes are the concatenation of
-    /// two tokens. Merging then works on ids with fixed-size keys, never re-hashing bytes:
-    /// "a+b is a token of rank r" is exactly the rule tiktoken applies to byte strings.
-    merges: FxHashMap<u64, Rank>,
-    /// Rank of each single byte.
-    byte_rank: [Rank; 256],
 }
 
 impl Vocab {
@@ -68,7 +57,7 @@ impl Vocab {
         }
         let mut spans = vec![(0u32, HOLE); n];
         let mut arena = Vec::with_capacity(mergeable.iter().map(|(b, _)| b.len()).sum());
-        let mut encoder = BytesMap::with_capacity_and_hasher(mergeable.len(), Default::default());
+        let mut encoder = FxHashMap::with_capacity_and_hasher(mergeable.len(), Default::default());
         let n_mergeable = mergeable.len();
         for (bytes, rank) in mergeable {
             if bytes.is_empty() {
@@ -131,37 +120,13 @@ impl Vocab {
                 pair_ranks[(tok[0] as usize) << 8 | tok[1] as usize] = r;
             }
         }
-        let mut byte_rank = [Rank::MAX; 256];
-        for b in 0..=255u8 {
-            byte_rank[b as usize] = encoder[&[b][..]];
-        }
-        let mut merges = FxHashMap::with_capacity_and_hasher(encoder.len() * 2, Default::default());
-        for (tok, &r) in &encoder {
-            for k in 1..tok.len() {
-                if let (Some(&a), Some(&b)) = (encoder.get(&tok[..k]), encoder.get(&tok[k..])) {
-                    merges.insert(pair_key(a, b), r);
-                }
-            }
-        }
-        Ok(Vocab { encoder, arena, spans, special, n_mergeable, pair_ranks, merges, byte_rank })
+        Ok(Vocab { encoder, arena, spans, special, n_mergeable, pair_ranks })
     }
 
     /// Rank of a mergeable token, if `bytes` is one.
     #[inline]
     pub fn rank(&self, bytes: &[u8]) -> Option<Rank> {
         self.encoder.get(bytes).copied()
-    }
-
-    /// Id of the token that is the concatenation of tokens `a` and `b`, or `Rank::MAX`.
-    #[inline]
-    pub fn merge(&self, a: Rank, b: Rank) -> Rank {
-        self.merges.get(&pair_key(a, b)).copied().unwrap_or(Rank::MAX)
-    }
-
-    /// Rank of the single byte `b`.
-    #[inline]
-    pub fn byte_rank(&self, b: u8) -> Rank {
-        self.byte_rank[b as usize]
     }
 
     /// Rank of the two-byte token `[a, b]`, or `Rank::MAX`.
@@ -230,11 +195,6 @@ impl Vocab {
     pub fn id_error(&self, id: u64, position: usize) -> CoreError {
         CoreError::TokenId { id, position, n_vocab: self.n_vocab() as u64 }
     }
-}
-
-#[inline]
-fn pair_key(a: Rank, b: Rank) -> u64 {
-    (a as u64) << 32 | b as u64
 }
 
 /// Printable form of token bytes for error messages.
