@@ -176,6 +176,15 @@ def bench(encodings, corpora, repeat, with_hf, log, quick=False) -> list[Row]:
                 add("tokenmill", "batch", n, lambda n=n: tm.encode_ordinary_batch(docs, num_threads=n), ref_docs)
             add("tokenmill", "numpy", 1, lambda: tm.encode_to_numpy(big, disallowed_special=()), ref_big)
             add("tokenmill", "count", 1, lambda: tm.count(big, disallowed_special=()), len(ref_big))
+            # Many documents straight into one uint32 array (no per-token Python object).
+            flat_ref = [t for d in ref_docs for t in d]
+            for n in THREADS:
+                add("tokenmill", "batch-np", n,
+                    lambda n=n: tm.encode_batch_to_numpy(docs, num_threads=n)[0], flat_ref)
+            # One document split at safe points across threads (tiktoken cannot do this).
+            for n in THREADS:
+                add("tokenmill", "one-doc", n,
+                    lambda n=n: tm.encode_to_numpy(big, disallowed_special=(), num_threads=n), ref_big)
 
             if hf is not None and enc_name == "o200k_base":
                 add("hf", "single", 1, lambda: hf.encode(big, add_special_tokens=False).ids, ref_big)
@@ -186,8 +195,12 @@ def bench(encodings, corpora, repeat, with_hf, log, quick=False) -> list[Row]:
                     lambda: [e.ids for e in hf.encode_batch(docs, add_special_tokens=False)], ref_docs)
     # ratio: against tiktoken's row with the same encoding, corpus, mode and threads
     base = {(r.encoding, r.corpus, r.mode, r.threads): r.mbps for r in rows if r.encoder == "tiktoken"}
+    # batch-np is compared with tiktoken's batch at the same thread count; one-doc with
+    # tiktoken's single-threaded encode of the same text (it has no parallel path for one text).
+    alias = {"batch-np": lambda r: ("batch", r.threads), "one-doc": lambda r: ("numpy", 1)}
     for r in rows:
-        b = base.get((r.encoding, r.corpus, r.mode, r.threads))
+        mode, threads = alias[r.mode](r) if r.mode in alias else (r.mode, r.threads)
+        b = base.get((r.encoding, r.corpus, mode, threads))
         r.ratio = None if b is None else r.mbps / b
     return rows
 
