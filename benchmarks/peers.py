@@ -64,20 +64,7 @@ def _load_test_peers():
 testpeers = _load_test_peers()
 
 
-def _import_tokenmill():
-    for attempt in range(5):
-        try:
-            import tokenmill
-
-            return tokenmill
-        except ImportError:
-            if attempt == 4:
-                raise
-            print("tokenmill import failed (extension being rebuilt?), retrying in 30 s", file=sys.stderr)
-            time.sleep(30)
-
-
-tokenmill = _import_tokenmill()
+import tokenmill  # noqa: E402
 
 ENCODINGS = ["cl100k_base", "o200k_base"]
 CORPORA = ["english", "code", "multilingual"]

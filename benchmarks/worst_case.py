@@ -38,21 +38,7 @@ import peers  # noqa: E402
 from adversarial import gen  # noqa: E402
 
 
-def _import_tokenmill():
-    """tokenmill, retrying while another process rebuilds the extension."""
-    for attempt in range(5):
-        try:
-            import tokenmill
-
-            return tokenmill
-        except ImportError:
-            if attempt == 4:
-                raise
-            print("tokenmill import failed (extension being rebuilt?), retrying in 30 s", file=sys.stderr)
-            time.sleep(30)
-
-
-tokenmill = _import_tokenmill()
+import tokenmill  # noqa: E402
 
 KIB = 1024
 MIB = 1024 * KIB
