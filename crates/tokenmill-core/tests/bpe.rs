@@ -5,19 +5,8 @@ use tokenmill_core::bpe::{merge_heap, merge_small};
 use tokenmill_core::formats::tiktoken::{dump, parse, unformable};
 use tokenmill_core::{CoreBpe, CoreError, Vocab};
 
-/// xorshift64*: deterministic, dependency-free randomness for the tests.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+mod common;
+use common::Rng;
 
 fn bytes256() -> Vec<(Vec<u8>, u32)> {
     (0..=255u8).map(|b| (vec![b], b as u32)).collect()

@@ -140,20 +140,8 @@ fn check_all<'a>(e: &Engine, inputs: impl IntoIterator<Item = &'a str>) -> usize
     n
 }
 
-/// A tiny deterministic PRNG (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+mod common;
+use common::Rng;
 
 /// Targeted fragments for random strings: every class the patterns distinguish, the contraction
 /// letters in all cases (and what they fold with), whitespace of all kinds, and some multi-char
