@@ -301,13 +301,8 @@ fn cl100k(t: &Tables, b: &[u8], pos: usize) -> usize {
         return digits_1_3(t, b, p1, k1, l1);
     }
     //  ?[^\s\p{L}\p{N}]++[\r\n]*+
-    if c0 == b' ' && p1 < n && k1 & SLN == 0 {
-        let e = run_not(t, b, p1 + l1, SLN);
-        return run_nl(b, e);
-    }
-    if k0 & SLN == 0 {
-        let e = run_not(t, b, p1, SLN);
-        return run_nl(b, e);
+    if let Some(e) = punct_run(t, b, c0, p1, k0, k1, l1, false) {
+        return e;
     }
     // The char at pos is in S.
     debug_assert!(k0 & CL_S != 0);
@@ -355,6 +350,24 @@ fn run_nl(b: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// ` ?[^\s\p{L}\p{N}]+` at the char `c0` (class `k0`, next char at `p1` of class `k1` and
+/// length `l1`), then the run of `[\r\n]` (cl100k) or `[\r\n/]` (o200k, `slash`). `None` when
+/// the alternative does not match here. Possessive and greedy forms agree: what follows a
+/// punctuation run can never be punctuation, so nothing is given back.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn punct_run(t: &Tables, b: &[u8], c0: u8, p1: usize, k0: u8, k1: u8, l1: usize, slash: bool) -> Option<usize> {
+    let start = if c0 == b' ' && p1 < b.len() && k1 & SLN == 0 {
+        p1 + l1
+    } else if k0 & SLN == 0 {
+        p1
+    } else {
+        return None;
+    };
+    let e = run_not(t, b, start, SLN);
+    Some(if slash { run_nl_slash(b, e) } else { run_nl(b, e) })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -422,13 +435,8 @@ fn o200k(t: &Tables, b: &[u8], pos: usize) -> usize {
         return digits_1_3(t, b, p1, k1, l1);
     }
     // A4:  ?[^\s\p{L}\p{N}]+[\r\n/]*
-    if c0 == b' ' && p1 < n && k1 & SLN == 0 {
-        let e = run_not(t, b, p1 + l1, SLN);
-        return run_nl_slash(b, e);
-    }
-    if k0 & SLN == 0 {
-        let e = run_not(t, b, p1, SLN);
-        return run_nl_slash(b, e);
+    if let Some(e) = punct_run(t, b, c0, p1, k0, k1, l1, true) {
+        return e;
     }
     // The char at pos is in S.
     debug_assert!(k0 & CL_S != 0);
