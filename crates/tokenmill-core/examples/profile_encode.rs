@@ -20,6 +20,7 @@ fn main() {
         _ => O200K_PAT,
     };
     let core = CoreBpe::new(ranks, vec![], pat).expect("build");
+    println!("short table: {} keys, mean probe {:.2}, {} MB", core.vocab.short_table().len(), core.vocab.short_table().mean_probe(), core.vocab.short_table().memory_bytes() / 1_000_000);
     for path in &args[3..] {
         let text = String::from_utf8(std::fs::read(path).expect("read text")).expect("utf-8");
         let mb = text.len() as f64 / 1e6;

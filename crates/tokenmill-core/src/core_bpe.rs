@@ -3,7 +3,7 @@
 //! Immutable after construction, so one instance is shared freely across threads.
 //! Text flows one way: special-token split -> pre-tokenize each segment -> per-piece BPE.
 
-use crate::bpe::{encode_piece, encode_piece_with};
+use crate::bpe::{encode_piece, encode_piece_with, Scratch};
 use crate::error::CoreError;
 use crate::pretokenize::Pretokenizer;
 use crate::special::SpecialMatcher;
@@ -83,7 +83,7 @@ impl CoreBpe {
     #[inline]
     pub fn encode_segment(&self, text: &str, out: &mut Vec<Rank>) -> Result<(), CoreError> {
         let bytes = text.as_bytes();
-        let mut scratch = Vec::new();
+        let mut scratch = Scratch::default();
         self.pretokenizer.for_each_piece(text, |s, e| encode_piece_with(&self.vocab, &bytes[s..e], out, &mut scratch))
     }
 

@@ -13,6 +13,7 @@ pub mod formats;
 pub mod parallel;
 pub mod pretokenize;
 pub mod special;
+pub mod table;
 pub mod vocab;
 
 pub use core_bpe::CoreBpe;

@@ -1,12 +1,14 @@
 //! The vocabulary of a byte-level BPE: token bytes <-> rank (= token id).
 //!
-//! One arena holds every token's bytes; the id table indexes into it and the hash map
-//! goes the other way. Special tokens share the id table (so decoding is one lookup) but
+//! One arena holds every token's bytes; the id table indexes into it, and two hash tables go
+//! the other way: a `ShortKeyTable` with inline keys for tokens of up to 15 bytes (nearly all
+//! of them, and every lookup on the hot path) and an ordinary map for the few longer ones. Special tokens share the id table (so decoding is one lookup) but
 //! are kept out of the mergeable map (BPE never produces them).
 
 use rustc_hash::FxHashMap;
 
 use crate::error::CoreError;
+use crate::table::{self, ShortKeyTable};
 
 /// A token id. BPE merge priority equals the id ("rank"), as in tiktoken.
 pub type Rank = u32;
@@ -19,7 +21,8 @@ const HOLE: u32 = u32::MAX;
 
 #[derive(Debug, Clone)]
 pub struct Vocab {
-    encoder: FxHashMap<Vec<u8>, Rank>,
+    short: ShortKeyTable,
+    long: FxHashMap<Box<[u8]>, Rank>,
     arena: Vec<u8>,
     /// `(offset, len)` into `arena` for each id; `len == HOLE` for unassigned ids.
     spans: Vec<(u32, u32)>,
@@ -28,6 +31,8 @@ pub struct Vocab {
     /// Rank of every two-byte token, indexed by `b0 << 8 | b1` (`Rank::MAX` if none): the
     /// first round of every merge looks up byte pairs, and a flat table beats hashing there.
     pair_ranks: Vec<Rank>,
+    /// Rank of every single-byte token.
+    byte_ranks: [Rank; 256],
 }
 
 impl Vocab {
@@ -57,7 +62,8 @@ impl Vocab {
         }
         let mut spans = vec![(0u32, HOLE); n];
         let mut arena = Vec::with_capacity(mergeable.iter().map(|(b, _)| b.len()).sum());
-        let mut encoder = FxHashMap::with_capacity_and_hasher(mergeable.len(), Default::default());
+        let mut short = ShortKeyTable::with_capacity(mergeable.len());
+        let mut long: FxHashMap<Box<[u8]>, Rank> = FxHashMap::default();
         let n_mergeable = mergeable.len();
         for (bytes, rank) in mergeable {
             if bytes.is_empty() {
@@ -72,7 +78,11 @@ impl Vocab {
             }
             spans[rank as usize] = (arena.len() as u32, bytes.len() as u32);
             arena.extend_from_slice(&bytes);
-            if let Some(prev) = encoder.insert(bytes, rank) {
+            let previous = match table::pack(&bytes) {
+                Some(key) => short.insert(key, rank),
+                None => long.insert(bytes.into_boxed_slice(), rank),
+            };
+            if let Some(prev) = previous {
                 let b = &arena[spans[rank as usize].0 as usize..];
                 return Err(CoreError::Vocab(format!(
                     "token {:?} appears twice, with ranks {prev} and {rank}",
@@ -81,7 +91,7 @@ impl Vocab {
             }
         }
         let missing: Vec<String> = (0u8..=255)
-            .filter(|b| !encoder.contains_key(&[*b][..]))
+            .filter(|b| table::pack(&[*b]).and_then(|k| short.get(k)).is_none())
             .map(|b| format!("0x{b:02x}"))
             .collect();
         if !missing.is_empty() {
@@ -115,18 +125,32 @@ impl Vocab {
             special.insert(text, id);
         }
         let mut pair_ranks = vec![Rank::MAX; 1 << 16];
-        for (tok, &r) in &encoder {
-            if tok.len() == 2 {
-                pair_ranks[(tok[0] as usize) << 8 | tok[1] as usize] = r;
+        for pair in 0..1usize << 16 {
+            if let Some(r) = short.get(table::pack(&[(pair >> 8) as u8, pair as u8]).unwrap_or_default()) {
+                pair_ranks[pair] = r;
             }
         }
-        Ok(Vocab { encoder, arena, spans, special, n_mergeable, pair_ranks })
+        let mut byte_ranks = [0; 256];
+        for (b, r) in byte_ranks.iter_mut().enumerate() {
+            *r = short.get(table::pack(&[b as u8]).unwrap_or_default()).unwrap_or(Rank::MAX);
+        }
+        Ok(Vocab { short, long, arena, spans, special, n_mergeable, pair_ranks, byte_ranks })
     }
 
     /// Rank of a mergeable token, if `bytes` is one.
     #[inline]
     pub fn rank(&self, bytes: &[u8]) -> Option<Rank> {
-        self.encoder.get(bytes).copied()
+        match table::pack(bytes) {
+            Some(key) => self.short.get(key),
+            None if bytes.len() > table::MAX_KEY => self.long.get(bytes).copied(),
+            None => None,
+        }
+    }
+
+    /// Rank of the single-byte token `[b]` (every byte-level vocabulary has all 256).
+    #[inline]
+    pub fn byte_rank(&self, b: u8) -> Rank {
+        self.byte_ranks[b as usize]
     }
 
     /// Rank of the two-byte token `[a, b]`, or `Rank::MAX`.
@@ -164,14 +188,21 @@ impl Vocab {
 
     /// Mergeable tokens as `(bytes, rank)`, sorted by rank.
     pub fn mergeable(&self) -> Vec<(Vec<u8>, Rank)> {
-        let mut v: Vec<_> = self.encoder.iter().map(|(k, v)| (k.clone(), *v)).collect();
-        v.sort_by_key(|(_, r)| *r);
-        v
+        let special: rustc_hash::FxHashSet<Rank> = self.special.values().copied().collect();
+        (0..self.spans.len() as Rank)
+            .filter(|r| !special.contains(r))
+            .filter_map(|r| self.token_bytes(r as u64).map(|b| (b.to_vec(), r)))
+            .collect()
     }
 
     /// Number of mergeable tokens.
     pub fn n_mergeable(&self) -> usize {
         self.n_mergeable
+    }
+
+    /// The inline-key table of short tokens (diagnostics).
+    pub fn short_table(&self) -> &ShortKeyTable {
+        &self.short
     }
 
     /// One past the largest id (mergeable or special).

@@ -37,8 +37,8 @@ fn heap_merge_equals_flat_merge() {
             let len = rng.below(400);
             let piece: Vec<u8> = (0..len).map(|_| b"abc "[rng.below(4)]).collect();
             let (mut a, mut b) = (Vec::new(), Vec::new());
-            merge_small(&vocab, &piece, &mut a, &mut Vec::new());
-            merge_heap(&vocab, &piece, &mut b);
+            merge_small(&vocab, &piece, &mut a, &mut Default::default());
+            merge_heap(&vocab, &piece, &mut b, &mut Default::default());
             assert_eq!(a, b, "seed {seed}, piece {:?}", String::from_utf8_lossy(&piece));
             let decoded: Vec<u8> = a.iter().flat_map(|&t| vocab.token_bytes(t as u64).unwrap().to_vec()).collect();
             assert_eq!(decoded, piece);
@@ -53,8 +53,8 @@ fn repeated_byte_merges_leftmost_first() {
     v.push((b"aa".to_vec(), 256));
     let vocab = Vocab::new(v, vec![]).unwrap();
     let (mut a, mut b) = (Vec::new(), Vec::new());
-    merge_small(&vocab, b"aaa", &mut a, &mut Vec::new());
-    merge_heap(&vocab, b"aaa", &mut b);
+    merge_small(&vocab, b"aaa", &mut a, &mut Default::default());
+    merge_heap(&vocab, b"aaa", &mut b, &mut Default::default());
     assert_eq!(a, vec![256, 97]);
     assert_eq!(b, a);
 }

@@ -1,0 +1,231 @@
+//! `ShortKeyTable`: an open-addressing hash table from byte strings of at most 15 bytes to a
+//! `u32`, with the key stored inline.
+//!
+//! Why not `HashMap<Vec<u8>, u32>`: every probe of such a map reads the bucket and then follows
+//! the key's heap pointer to compare bytes, two cache misses on a vocabulary of 100k-200k
+//! tokens, and BPE does one lookup per piece plus two per merge. Here a key is packed into two
+//! `u64` words (the bytes, then the length in the top byte), so a probe reads one 32-byte slot
+//! and compares two words: one cache line. A parallel array of one-byte tags (7 bits of the
+//! hash, 0 for empty) is probed first, so that a miss, the common case when BPE tries pairs
+//! that are not tokens, usually ends in the tag array, which is small enough to stay in
+//! cache, without touching a slot at all. Longer strings are the caller's business (the
+//! vocabulary keeps them in an ordinary map; they are rare).
+//!
+//! What it does not do: deletion or growth. It is built once, at a load factor of at most one
+//! half, and then only read, so it is shared freely across threads.
+
+/// Longest key the table holds, in bytes.
+pub const MAX_KEY: usize = 15;
+
+/// A packed key: bytes little-endian in `lo` and the low 7 bytes of `hi`, the length in the
+/// top byte of `hi`. Never `(0, 0)`, because the length of a stored key is at least 1.
+pub type Key = (u64, u64);
+
+#[cfg(test)]
+const EMPTY: Key = (0, 0);
+
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
+struct Slot {
+    lo: u64,
+    hi: u64,
+    value: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct ShortKeyTable {
+    /// 0 for an empty slot, else `0x80 | 7 bits of the hash`.
+    tags: Vec<u8>,
+    slots: Vec<Slot>,
+    /// `64 - log2(slots.len())`: the index is the top bits of the mixed hash.
+    shift: u32,
+    len: usize,
+}
+
+#[inline(always)]
+fn read_u32(b: &[u8], at: usize) -> u64 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]) as u64
+}
+
+#[inline(always)]
+fn read_u64(b: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// Packs `b` (1 to 15 bytes) into a key; `None` when it is empty or too long.
+///
+/// Why overlapping reads: a string of 4 to 8 bytes is the OR of its first and its last four
+/// bytes shifted into place (the overlap holds the same bytes twice), which avoids a
+/// byte-by-byte loop on the hottest path of encoding.
+#[inline(always)]
+pub fn pack(b: &[u8]) -> Option<Key> {
+    let n = b.len();
+    let (lo, hi) = match n {
+        0 => return None,
+        1..=3 => ((b[0] as u64) | (b[n / 2] as u64) << (8 * (n / 2)) | (b[n - 1] as u64) << (8 * (n - 1)), 0),
+        4..=8 => (read_u32(b, 0) | read_u32(b, n - 4) << (8 * (n - 4)), 0),
+        9..=MAX_KEY => (read_u64(b, 0), read_u64(b, n - 8) >> (8 * (16 - n))),
+        _ => return None,
+    };
+    Some((lo, hi | (n as u64) << 56))
+}
+
+#[inline(always)]
+fn mix(k: Key) -> u64 {
+    let x = k.0.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ k.1.wrapping_mul(0xC2B2_AE3D_27D4_EB4F).rotate_left(31);
+    (x ^ (x >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9)
+}
+
+impl ShortKeyTable {
+    /// An empty table that can take `capacity` keys at a load factor of at most one half.
+    pub fn with_capacity(capacity: usize) -> Self {
+        let n_slots = (capacity.max(8) * 2).next_power_of_two();
+        ShortKeyTable {
+            tags: vec![0; n_slots],
+            slots: vec![Slot { lo: 0, hi: 0, value: 0 }; n_slots],
+            shift: 64 - n_slots.trailing_zeros(),
+            len: 0,
+        }
+    }
+
+    /// Number of keys stored.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when no key is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Home slot and tag of `k`.
+    #[inline(always)]
+    fn home(&self, k: Key) -> (usize, u8) {
+        let h = mix(k);
+        ((h >> self.shift) as usize, 0x80 | (h as u8 & 0x7F))
+    }
+
+    /// Inserts `key -> value`; returns the previous value if the key was present (and keeps
+    /// it). Panics never: the caller sized the table, and a full table is grown here.
+    pub fn insert(&mut self, key: Key, value: u32) -> Option<u32> {
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let (mut i, tag) = self.home(key);
+        loop {
+            let s = &mut self.slots[i];
+            if (s.lo, s.hi) == key {
+                return Some(s.value);
+            }
+            if self.tags[i] == 0 {
+                *s = Slot { lo: key.0, hi: key.1, value };
+                self.tags[i] = tag;
+                self.len += 1;
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let old = std::mem::replace(self, ShortKeyTable::with_capacity(self.slots.len()));
+        for (s, t) in old.slots.into_iter().zip(old.tags) {
+            if t != 0 {
+                self.insert((s.lo, s.hi), s.value);
+            }
+        }
+    }
+
+    /// The value stored for `key`.
+    #[inline(always)]
+    pub fn get(&self, key: Key) -> Option<u32> {
+        let mask = self.slots.len() - 1;
+        let (mut i, tag) = self.home(key);
+        loop {
+            let t = self.tags[i];
+            if t == tag {
+                let s = &self.slots[i];
+                if s.lo == key.0 && s.hi == key.1 {
+                    return Some(s.value);
+                }
+            } else if t == 0 {
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Bytes used by the slot array.
+    pub fn memory_bytes(&self) -> usize {
+        self.slots.len() * (std::mem::size_of::<Slot>() + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pack_is_injective_on_short_strings() {
+        let mut seen = std::collections::HashSet::new();
+        let mut n = 0;
+        for len in 1..=MAX_KEY {
+            for seed in 0..200u64 {
+                let b: Vec<u8> = (0..len).map(|i| (seed.wrapping_mul(31).wrapping_add(i as u64 * 7) % 3) as u8).collect();
+                let k = pack(&b).unwrap();
+                assert_ne!(k, EMPTY);
+                if seen.insert(b.clone()) {
+                    n += 1;
+                    assert!(seen.len() == n);
+                }
+                // Round trip of the byte content.
+                let mut bytes = [0u8; 16];
+                bytes[..8].copy_from_slice(&k.0.to_le_bytes());
+                bytes[8..].copy_from_slice(&k.1.to_le_bytes());
+                assert_eq!(&bytes[..len], &b[..]);
+                assert_eq!(bytes[15] as usize, len);
+                assert!(bytes[len..15].iter().all(|&c| c == 0));
+            }
+        }
+        assert!(pack(&[]).is_none());
+        assert!(pack(&[0u8; 16]).is_none());
+    }
+
+    #[test]
+    fn insert_get_and_grow() {
+        let mut t = ShortKeyTable::with_capacity(4);
+        for i in 0u32..5000 {
+            let b = format!("k{i}");
+            assert_eq!(t.insert(pack(b.as_bytes()).unwrap(), i), None);
+        }
+        assert_eq!(t.insert(pack(b"k7").unwrap(), 99), Some(7));
+        for i in 0u32..5000 {
+            assert_eq!(t.get(pack(format!("k{i}").as_bytes()).unwrap()), Some(i));
+        }
+        assert_eq!(t.get(pack(b"nope").unwrap()), None);
+        assert_eq!(t.len(), 5000);
+        // NUL bytes are data, not padding: "a" and "a\0" differ.
+        t.insert(pack(b"a").unwrap(), 1);
+        t.insert(pack(b"a\0").unwrap(), 2);
+        assert_eq!(t.get(pack(b"a").unwrap()), Some(1));
+        assert_eq!(t.get(pack(b"a\0").unwrap()), Some(2));
+    }
+}
+
+impl ShortKeyTable {
+    /// Average probe length of the stored keys (diagnostics).
+    pub fn mean_probe(&self) -> f64 {
+        let mask = self.slots.len() - 1;
+        let mut total = 0usize;
+        for (i, s) in self.slots.iter().enumerate() {
+            if s.hi != 0 {
+                let h = self.home((s.lo, s.hi)).0;
+                total += (i.wrapping_sub(h) & mask) + 1;
+            }
+        }
+        total as f64 / self.len.max(1) as f64
+    }
+}
