@@ -21,6 +21,16 @@ fn main() {
     };
     let core = CoreBpe::new(ranks, vec![], pat).expect("build");
     println!("short table: {} keys, mean probe {:.2}, {} MB", core.vocab.short_table().len(), core.vocab.short_table().mean_probe(), core.vocab.short_table().memory_bytes() / 1_000_000);
+    // PROFILE_LOOP=N: only encode each text N times (for `perf record`).
+    if let Some(n) = std::env::var("PROFILE_LOOP").ok().and_then(|v| v.parse::<usize>().ok()) {
+        for path in &args[3..] {
+            let text = String::from_utf8(std::fs::read(path).expect("read text")).expect("utf-8");
+            let t = Instant::now();
+            let total: usize = (0..n).map(|_| core.encode_ordinary(&text).unwrap().len()).sum();
+            println!("{path}: {:.1} MB/s ({total} tokens)", (text.len() * n) as f64 / 1e6 / t.elapsed().as_secs_f64());
+        }
+        return;
+    }
     for path in &args[3..] {
         let text = String::from_utf8(std::fs::read(path).expect("read text")).expect("utf-8");
         let mb = text.len() as f64 / 1e6;

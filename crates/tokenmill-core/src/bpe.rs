@@ -11,10 +11,11 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::table::{self, Key, ShortKeyTable};
 use crate::vocab::{Rank, Vocab};
 
 /// Pieces longer than this (bytes) use the heap merge.
-const HEAP_THRESHOLD: usize = 20;
+const HEAP_THRESHOLD: usize = 32;
 
 
 /// Reusable working memory for `merge_small` (one per encode call, not per piece).
@@ -30,8 +31,56 @@ pub struct Scratch {
     ids: Vec<Rank>,
     next: Vec<u32>,
     prev: Vec<u32>,
-    /// `merge_heap`'s candidates: `(rank << 32 | start, end)`.
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    /// `merge_heap`'s candidates: `rank << 32 | start`.
+    heap: BinaryHeap<Reverse<u64>>,
+    /// Tokens of short pieces already merged in this call (see `PieceCache`).
+    cache: PieceCache,
+}
+
+/// Merged pieces of one encode call, so that a word that is not a single token is merged once
+/// per call, not once per occurrence (in English prose and code about one piece in twelve
+/// needs merging, and those few pieces cost as much as all the others together).
+///
+/// Keys are pieces of at most 15 bytes (longer ones are rarely repeated); a value packs the
+/// offset of the piece's tokens in `tokens` and their count. The table is created only after
+/// `WARMUP` merged pieces, so short texts pay nothing. Per call rather than per encoder: an
+/// encoder stays immutable and needs no locking, and a large text or a batch on one thread
+/// still gets the benefit.
+#[derive(Default, Debug, Clone)]
+struct PieceCache {
+    table: Option<ShortKeyTable>,
+    tokens: Vec<Rank>,
+    merged: usize,
+}
+
+impl PieceCache {
+    const WARMUP: usize = 32;
+    /// Caps memory for a huge call: past this many cached tokens, nothing new is cached.
+    const MAX_TOKENS: usize = 1 << 24;
+
+    #[inline]
+    fn get(&self, key: Key) -> Option<&[Rank]> {
+        let v = self.table.as_ref()?.get(key)? as usize;
+        Some(&self.tokens[v >> 4..(v >> 4) + (v & 15)])
+    }
+
+    #[inline]
+    fn insert(&mut self, key: Key, tokens: &[Rank]) {
+        match &mut self.table {
+            Some(table) if self.tokens.len() + tokens.len() <= Self::MAX_TOKENS => {
+                // A piece of at most 15 bytes has at most 15 tokens: the count fits in 4 bits.
+                table.insert(key, (self.tokens.len() << 4 | tokens.len()) as u32);
+                self.tokens.extend_from_slice(tokens);
+            }
+            Some(_) => {}
+            None => {
+                self.merged += 1;
+                if self.merged >= Self::WARMUP {
+                    self.table = Some(ShortKeyTable::with_capacity(1024));
+                }
+            }
+        }
+    }
 }
 
 /// Appends the tokens of `piece` to `out`.
@@ -49,6 +98,16 @@ pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scrat
     // Most pieces of real text are whole tokens: one lookup, no merging.
     if let Some(r) = vocab.rank(piece) {
         out.push(r);
+        return;
+    }
+    if let Some(key) = table::pack(piece) {
+        if let Some(tokens) = scratch.cache.get(key) {
+            out.extend_from_slice(tokens);
+            return;
+        }
+        let before = out.len();
+        merge_small(vocab, piece, out, scratch);
+        scratch.cache.insert(key, &out[before..]);
         return;
     }
     if piece.len() <= HEAP_THRESHOLD {
@@ -105,49 +164,54 @@ pub fn merge_small(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &m
 
 /// Heap merge for longer pieces; same result as `merge_small`.
 ///
-/// A min-heap of candidate pairs keyed by (rank, start) replaces the linear scan: the pair
-/// popped is the lowest rank, leftmost on ties, exactly the pair the scan would pick.
-/// Entries are never removed when a neighbour merges; a popped entry is used only if its pair
-/// still exists, which `(start, end)` decides: parts only ever grow by absorbing a whole
-/// neighbour, so a pair with the same start and end is the same pair with the same rank.
+/// A min-heap of candidate pairs keyed by `rank << 32 | start` replaces the linear scan: the
+/// pair popped is the lowest rank, leftmost on ties, exactly the pair the scan would pick.
+/// Entries are never removed when a neighbour merges; a popped entry is used only if it is
+/// still the current pair of its part (`ranks[start] == rank`). That test is exact: a rank
+/// names one token, so with the start fixed it fixes the pair's end too.
 pub fn merge_heap(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) {
     let n = piece.len();
-    let Scratch { ids, next, prev, heap, .. } = scratch;
+    let Scratch { ranks, ids, next, prev, heap, .. } = scratch;
+    ranks.clear();
     ids.clear();
     next.clear();
     prev.clear();
-    heap.clear();
+    ranks.extend(piece.windows(2).map(|w| vocab.pair_rank(w[0], w[1])));
+    ranks.push(Rank::MAX);
     ids.extend(piece.iter().map(|&b| vocab.byte_rank(b)));
     next.extend(1..=n as u32);
     prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
-    let key = |rank: Rank, start: usize| (rank as u64) << 32 | start as u64;
-    for (i, w) in piece.windows(2).enumerate() {
-        let r = vocab.pair_rank(w[0], w[1]);
-        if r != Rank::MAX {
-            heap.push(Reverse((key(r, i), i as u32 + 2)));
-        }
-    }
-    while let Some(Reverse((k, e))) = heap.pop() {
-        let i = (k & 0xFFFF_FFFF) as usize;
-        let j = next[i] as usize;
-        if ids[i] == DEAD || j >= n || next[j] != e {
+    let key = |rank: Rank, start: usize| Reverse((rank as u64) << 32 | start as u64);
+    // Built in one O(n) pass rather than n pushes.
+    let mut entries = std::mem::take(heap).into_vec();
+    entries.clear();
+    entries.extend(ranks.iter().enumerate().filter(|(_, &r)| r != Rank::MAX).map(|(i, &r)| key(r, i)));
+    *heap = BinaryHeap::from(entries);
+    while let Some(Reverse(k)) = heap.pop() {
+        let (rank, i) = ((k >> 32) as Rank, (k & 0xFFFF_FFFF) as usize);
+        if ranks[i] != rank {
             continue; // stale: a neighbour merged since this entry was pushed
         }
-        let e = e as usize;
-        ids[i] = (k >> 32) as Rank;
-        ids[j] = DEAD;
+        // Part j (after i) joins part i; e is the part after both.
+        let j = next[i] as usize;
+        let e = next[j] as usize;
+        ids[i] = rank;
+        ranks[j] = DEAD;
         next[i] = e as u32;
-        if e < n {
+        ranks[i] = if e < n {
             prev[e] = i as u32;
-            let ee = next[e] as usize;
-            if let Some(r) = vocab.rank(&piece[i..ee]) {
-                heap.push(Reverse((key(r, i), ee as u32)));
-            }
+            vocab.rank(&piece[i..next[e] as usize]).unwrap_or(Rank::MAX)
+        } else {
+            Rank::MAX
+        };
+        if ranks[i] != Rank::MAX {
+            heap.push(key(ranks[i], i));
         }
         if i > 0 {
             let p = prev[i] as usize;
-            if let Some(r) = vocab.rank(&piece[p..e]) {
-                heap.push(Reverse((key(r, p), e as u32)));
+            ranks[p] = vocab.rank(&piece[p..e]).unwrap_or(Rank::MAX);
+            if ranks[p] != Rank::MAX {
+                heap.push(key(ranks[p], p));
             }
         }
     }

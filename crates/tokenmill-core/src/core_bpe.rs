@@ -44,7 +44,7 @@ impl CoreBpe {
     /// Encodes `text` with no special-token handling at all.
     pub fn encode_ordinary(&self, text: &str) -> Result<Vec<Rank>, CoreError> {
         let mut out = Vec::with_capacity(text.len() / 3 + 1);
-        self.encode_segment(text, &mut out)?;
+        self.encode_segment(text, &mut out, &mut Scratch::default())?;
         Ok(out)
     }
 
@@ -81,10 +81,10 @@ impl CoreBpe {
 
     /// Appends the tokens of a special-free segment.
     #[inline]
-    pub fn encode_segment(&self, text: &str, out: &mut Vec<Rank>) -> Result<(), CoreError> {
+    /// `scratch` is the call's working memory, shared by its segments.
+    pub fn encode_segment(&self, text: &str, out: &mut Vec<Rank>, scratch: &mut Scratch) -> Result<(), CoreError> {
         let bytes = text.as_bytes();
-        let mut scratch = Scratch::default();
-        self.pretokenizer.for_each_piece(text, |s, e| encode_piece_with(&self.vocab, &bytes[s..e], out, &mut scratch))
+        self.pretokenizer.for_each_piece(text, |s, e| encode_piece_with(&self.vocab, &bytes[s..e], out, scratch))
     }
 
     /// Fails with `DisallowedSpecial` if `text` contains any token of `disallowed`.
@@ -102,13 +102,14 @@ impl CoreBpe {
             return self.encode_ordinary(text);
         }
         let mut out = Vec::with_capacity(text.len() / 3 + 1);
+        let mut scratch = Scratch::default();
         let mut start = 0;
         while let Some((s, e, id)) = allowed.find(text, start) {
-            self.encode_segment(&text[start..s], &mut out)?;
+            self.encode_segment(&text[start..s], &mut out, &mut scratch)?;
             out.push(id);
             start = e;
         }
-        self.encode_segment(&text[start..], &mut out)?;
+        self.encode_segment(&text[start..], &mut out, &mut scratch)?;
         Ok(out)
     }
 
@@ -117,9 +118,10 @@ impl CoreBpe {
         let mut out = Vec::new();
         let mut offsets = Vec::new();
         let mut seg_start = 0;
-        let emit_segment = |seg_start: usize, seg_end: usize, out: &mut Vec<Rank>, offsets: &mut Vec<usize>| -> Result<(), CoreError> {
+        let mut scratch = Scratch::default();
+        let mut emit_segment = |seg_start: usize, seg_end: usize, out: &mut Vec<Rank>, offsets: &mut Vec<usize>| -> Result<(), CoreError> {
             let before = out.len();
-            self.encode_segment(&text[seg_start..seg_end], out)?;
+            self.encode_segment(&text[seg_start..seg_end], out, &mut scratch)?;
             let mut pos = seg_start;
             for &t in &out[before..] {
                 offsets.push(pos);

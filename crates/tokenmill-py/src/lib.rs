@@ -2,7 +2,11 @@
 //! work, maps `CoreError` to the `tokenmill.errors` classes, and turns any Rust panic into
 //! `tokenmill.InternalError` so that `except Exception` is always enough.
 
+mod intlist;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use intlist::IntCache;
 
 use numpy::{PyArray1, IntoPyArray};
 use pyo3::prelude::*;
@@ -63,6 +67,7 @@ struct SpecialSet {
 #[pyclass(frozen, module = "tokenmill._core", name = "CoreBPE")]
 struct PyCoreBpe {
     inner: CoreBpe,
+    ints: IntCache,
 }
 
 fn allowed_or_empty(a: Option<&Bound<'_, SpecialSet>>) -> Option<SpecialMatcher> {
@@ -70,6 +75,11 @@ fn allowed_or_empty(a: Option<&Bound<'_, SpecialSet>>) -> Option<SpecialMatcher>
 }
 
 impl PyCoreBpe {
+    fn wrap(inner: CoreBpe) -> Self {
+        let ints = IntCache::new(inner.vocab.n_vocab());
+        PyCoreBpe { inner, ints }
+    }
+
     /// The shared front of every encode call: the disallowed check, then encoding.
     fn encode_impl(&self, text: &str, allowed: Option<&SpecialMatcher>, disallowed: Option<&SpecialMatcher>) -> Result<Vec<Rank>, CoreError> {
         self.encode_threads(text, allowed, disallowed, 1)
@@ -92,7 +102,7 @@ impl PyCoreBpe {
     #[new]
     fn new(py: Python<'_>, mergeable: Vec<(Vec<u8>, Rank)>, specials: Vec<(String, Rank)>, pattern: &str) -> PyResult<Self> {
         let pattern = pattern.to_string();
-        run(py, move || CoreBpe::new(mergeable, specials, &pattern)).map(|inner| PyCoreBpe { inner })
+        run(py, move || CoreBpe::new(mergeable, specials, &pattern)).map(PyCoreBpe::wrap)
     }
 
     /// Builds directly from the bytes of a rank file (no Python dict on the way).
@@ -101,7 +111,7 @@ impl PyCoreBpe {
     fn from_tiktoken_bytes(py: Python<'_>, data: &[u8], specials: Vec<(String, Rank)>, pattern: &str, allow_gaps: bool) -> PyResult<Self> {
         let parsed = parse_rank_file(py, data, allow_gaps)?;
         let pattern = pattern.to_string();
-        run(py, move || CoreBpe::new(parsed, specials, &pattern)).map(|inner| PyCoreBpe { inner })
+        run(py, move || CoreBpe::new(parsed, specials, &pattern)).map(PyCoreBpe::wrap)
     }
 
     #[getter]
@@ -138,15 +148,17 @@ impl PyCoreBpe {
     }
 
     #[pyo3(signature = (text, num_threads=1))]
-    fn encode_ordinary(&self, py: Python<'_>, text: &str, num_threads: usize) -> PyResult<Vec<Rank>> {
-        run(py, || self.inner.encode_ordinary_parallel(text, num_threads))
+    fn encode_ordinary<'py>(&self, py: Python<'py>, text: &str, num_threads: usize) -> PyResult<Bound<'py, PyList>> {
+        let ids = run(py, || self.inner.encode_ordinary_parallel(text, num_threads))?;
+        self.ints.list(py, &ids)
     }
 
     #[pyo3(signature = (text, allowed=None, disallowed=None, num_threads=1))]
-    fn encode(&self, py: Python<'_>, text: &str, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>, num_threads: usize) -> PyResult<Vec<Rank>> {
+    fn encode<'py>(&self, py: Python<'py>, text: &str, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>, num_threads: usize) -> PyResult<Bound<'py, PyList>> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
-        run(py, || self.encode_threads(text, a, d, num_threads))
+        let ids = run(py, || self.encode_threads(text, a, d, num_threads))?;
+        self.ints.list(py, &ids)
     }
 
     #[pyo3(signature = (text, allowed=None, disallowed=None, num_threads=1))]
@@ -180,11 +192,13 @@ impl PyCoreBpe {
 
     /// Encodes many texts on `num_threads` threads (per call; no global pool).
     #[pyo3(signature = (texts, allowed=None, disallowed=None, num_threads=1))]
-    fn encode_batch(&self, py: Python<'_>, texts: Vec<PyBackedStr>, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>, num_threads: usize) -> PyResult<Vec<Vec<Rank>>> {
+    fn encode_batch<'py>(&self, py: Python<'py>, texts: Vec<PyBackedStr>, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>, num_threads: usize) -> PyResult<Bound<'py, PyList>> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
         let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
-        run(py, || parallel_map(&strs, num_threads, |t: &&str| self.encode_impl(t, a, d)))
+        let all = run(py, || parallel_map(&strs, num_threads, |t: &&str| self.encode_impl(t, a, d)))?;
+        let lists = all.iter().map(|ids| self.ints.list(py, ids)).collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, lists)
     }
 
     /// Encodes many texts into one flat uint32 array plus `len(texts)+1` boundaries.

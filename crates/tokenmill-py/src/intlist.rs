@@ -1,0 +1,100 @@
+//! Building `list[int]` results fast: one cached Python int per token id.
+//!
+//! Why: turning a `Vec<u32>` into a list creates a fresh int object for every token above
+//! 256, which costs about as much as encoding the token did. An encoder has at most
+//! `n_vocab` distinct ids, so each is created once (on first use, not at load time, so
+//! memory grows only with the ids actually produced) and then shared: a list item costs one
+//! reference-count increment. The cache is filled while attached to the interpreter, and a
+//! slot is claimed with compare-and-swap, so a racing thread can never leak or double-free.
+
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+pub struct IntCache {
+    slots: Box<[AtomicPtr<ffi::PyObject>]>,
+}
+
+impl IntCache {
+    /// A cache for ids `0..n` (other ids still work; they are just not cached).
+    pub fn new(n: usize) -> Self {
+        IntCache { slots: (0..n).map(|_| AtomicPtr::new(std::ptr::null_mut())).collect() }
+    }
+
+    /// A new strong reference to the int `id`.
+    fn int(&self, py: Python<'_>, id: u32) -> PyResult<*mut ffi::PyObject> {
+        // SAFETY (all calls below): the caller is attached to the interpreter (`py`), and every
+        // pointer handled is either null-checked or owned by this cache.
+        unsafe {
+            let Some(slot) = self.slots.get(id as usize) else {
+                return new_int(py, id);
+            };
+            let p = slot.load(Ordering::Acquire);
+            if !p.is_null() {
+                ffi::Py_IncRef(p);
+                return Ok(p);
+            }
+            let fresh = new_int(py, id)?;
+            match slot.compare_exchange(std::ptr::null_mut(), fresh, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => {
+                    // One reference stays with the cache, one goes to the caller.
+                    ffi::Py_IncRef(fresh);
+                    Ok(fresh)
+                }
+                Err(existing) => {
+                    ffi::Py_DecRef(fresh);
+                    ffi::Py_IncRef(existing);
+                    Ok(existing)
+                }
+            }
+        }
+    }
+
+    /// `ids` as a Python list of ints.
+    pub fn list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
+        // SAFETY: `PyList_New` returns a new reference (or null, checked); `PyList_SetItem`
+        // steals the reference that `int` returned, into a slot that is in range.
+        unsafe {
+            let raw = ffi::PyList_New(ids.len() as ffi::Py_ssize_t);
+            if raw.is_null() {
+                return Err(PyErr::fetch(py));
+            }
+            let list = Bound::from_owned_ptr(py, raw).cast_into_unchecked::<PyList>();
+            for (i, &id) in ids.iter().enumerate() {
+                let item = self.int(py, id)?;
+                if ffi::PyList_SetItem(raw, i as ffi::Py_ssize_t, item) != 0 {
+                    return Err(PyErr::fetch(py));
+                }
+            }
+            Ok(list)
+        }
+    }
+}
+
+unsafe fn new_int(py: Python<'_>, id: u32) -> PyResult<*mut ffi::PyObject> {
+    let p = ffi::PyLong_FromUnsignedLong(id as std::os::raw::c_ulong);
+    if p.is_null() {
+        Err(PyErr::fetch(py))
+    } else {
+        Ok(p)
+    }
+}
+
+impl Drop for IntCache {
+    fn drop(&mut self) {
+        if self.slots.iter().all(|s| s.load(Ordering::Relaxed).is_null()) {
+            return;
+        }
+        Python::attach(|_py| {
+            for s in self.slots.iter() {
+                let p = s.swap(std::ptr::null_mut(), Ordering::AcqRel);
+                if !p.is_null() {
+                    // SAFETY: attached; `p` is the reference this cache owns.
+                    unsafe { ffi::Py_DecRef(p) };
+                }
+            }
+        });
+    }
+}
