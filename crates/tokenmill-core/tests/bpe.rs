@@ -1,7 +1,7 @@
 //! BPE merging and rank-file parsing, without Python: the two merge algorithms agree, the
 //! vocabulary and parser reject malformed input with the documented messages.
 
-use tokenmill_core::bpe::{merge_heap, merge_small};
+use tokenmill_core::bpe::{merge_long, merge_small, MinTree};
 use tokenmill_core::formats::tiktoken::{dump, parse, unformable};
 use tokenmill_core::{CoreBpe, CoreError, Vocab};
 
@@ -29,7 +29,7 @@ fn toy_vocab(seed: u64, merges: usize) -> Vocab {
 }
 
 #[test]
-fn heap_merge_equals_flat_merge() {
+fn long_merge_equals_flat_merge() {
     for seed in 0..40u64 {
         let vocab = toy_vocab(seed, 80);
         let mut rng = Rng(seed + 1000);
@@ -38,10 +38,28 @@ fn heap_merge_equals_flat_merge() {
             let piece: Vec<u8> = (0..len).map(|_| b"abc "[rng.below(4)]).collect();
             let (mut a, mut b) = (Vec::new(), Vec::new());
             merge_small(&vocab, &piece, &mut a, &mut Default::default());
-            merge_heap(&vocab, &piece, &mut b, &mut Default::default());
+            merge_long(&vocab, &piece, &mut b, &mut Default::default());
             assert_eq!(a, b, "seed {seed}, piece {:?}", String::from_utf8_lossy(&piece));
             let decoded: Vec<u8> = a.iter().flat_map(|&t| vocab.token_bytes(t as u64).unwrap().to_vec()).collect();
             assert_eq!(decoded, piece);
+        }
+    }
+}
+
+#[test]
+fn min_tree_answers_like_a_scan() {
+    let mut rng = Rng(77);
+    for &n in &[1usize, 5, 32, 33, 1000, 1025, 40_000] {
+        let mut base: Vec<u32> = (0..n).map(|_| rng.below(50) as u32).collect();
+        let mut tree = MinTree::default();
+        tree.build(&base);
+        for step in 0..2000 {
+            let i = rng.below(n);
+            let v = if rng.below(4) == 0 { u32::MAX } else { rng.below(60) as u32 };
+            tree.set(&mut base, i, v);
+            let m = base.iter().copied().min().filter(|&m| m != u32::MAX);
+            let want = m.map(|m| (m, base.iter().position(|&x| x == m).unwrap()));
+            assert_eq!(tree.min(&base), want, "n {n}, step {step}");
         }
     }
 }
@@ -54,7 +72,7 @@ fn repeated_byte_merges_leftmost_first() {
     let vocab = Vocab::new(v, vec![]).unwrap();
     let (mut a, mut b) = (Vec::new(), Vec::new());
     merge_small(&vocab, b"aaa", &mut a, &mut Default::default());
-    merge_heap(&vocab, b"aaa", &mut b, &mut Default::default());
+    merge_long(&vocab, b"aaa", &mut b, &mut Default::default());
     assert_eq!(a, vec![256, 97]);
     assert_eq!(b, a);
 }

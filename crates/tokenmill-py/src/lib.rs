@@ -46,15 +46,95 @@ fn run<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, CoreError> + Send)
     match r {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(map_err(py, e)),
-        Err(panic) => {
-            let msg = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(py_error(py, "InternalError", (msg,)))
-        }
+        Err(panic) => Err(py_error(py, "InternalError", (panic_message(panic),))),
     }
+}
+
+fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// Encodes `texts` on `threads` worker threads while the calling thread, attached to the
+/// interpreter, converts the results in input order with `convert`. The first error in input
+/// order is returned (workers stop taking new documents once one fails); a worker panic
+/// becomes `InternalError`.
+fn pipeline<'py, T>(
+    py: Python<'py>,
+    texts: &[&str],
+    threads: usize,
+    encode: impl Fn(&str) -> Result<Vec<Rank>, CoreError> + Sync,
+    mut convert: impl FnMut(&[Rank]) -> PyResult<T>,
+) -> PyResult<Vec<T>> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::mpsc;
+
+    type Item = (usize, std::thread::Result<Result<Vec<Rank>, CoreError>>);
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<Item>();
+    // Only this thread receives; the mutex just makes the receiver shareable with `detach`.
+    let rx = std::sync::Mutex::new(rx);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (next, stop, encode) = (&next, &stop, &encode);
+            s.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= texts.len() || stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let r = catch_unwind(AssertUnwindSafe(|| encode(texts[i])));
+                if tx.send((i, r)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut pending: Vec<Option<Vec<Rank>>> = (0..texts.len()).map(|_| None).collect();
+        let mut out = Vec::with_capacity(texts.len());
+        let mut failure: Option<PyErr> = None;
+        while out.len() < texts.len() && failure.is_none() {
+            // Wait detached, so that other Python threads run meanwhile.
+            let Some((i, r)) = py.detach(|| rx.lock().ok().and_then(|rx| rx.recv().ok())) else {
+                failure = Some(py_error(py, "InternalError", ("a worker thread stopped without a result",)));
+                break;
+            };
+            match r {
+                Ok(Ok(ids)) => pending[i] = Some(ids),
+                Ok(Err(e)) => {
+                    // Documents before i may still be pending; the error of the earliest
+                    // failing document is the one reported, as in the sequential order.
+                    stop.store(true, Ordering::Relaxed);
+                    failure = Some(map_err(py, e));
+                }
+                Err(panic) => {
+                    stop.store(true, Ordering::Relaxed);
+                    failure = Some(py_error(py, "InternalError", (panic_message(panic),)));
+                }
+            }
+            while let Some(ids) = pending.get_mut(out.len()).and_then(Option::take) {
+                match convert(&ids) {
+                    Ok(v) => out.push(v),
+                    Err(e) => {
+                        stop.store(true, Ordering::Relaxed);
+                        failure = Some(e);
+                        break;
+                    }
+                }
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        // Drain so that workers blocked on nothing can finish; the scope joins them.
+        drop(rx);
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    })
 }
 
 /// A set of special tokens to allow or to reject, prepared once and reused.
@@ -196,8 +276,17 @@ impl PyCoreBpe {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
         let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
-        let all = run(py, || parallel_map(&strs, num_threads, |t: &&str| self.encode_impl(t, a, d)))?;
-        let lists = all.iter().map(|ids| self.ints.list(py, ids)).collect::<PyResult<Vec<_>>>()?;
+        let threads = num_threads.max(1).min(strs.len());
+        if threads <= 1 {
+            let all = run(py, || strs.iter().map(|t| self.encode_impl(t, a, d)).collect::<Result<Vec<_>, _>>())?;
+            let lists = all.iter().map(|ids| self.ints.list(py, ids)).collect::<PyResult<Vec<_>>>()?;
+            return PyList::new(py, lists);
+        }
+        // Why a pipeline: Python lists can only be built while attached to the interpreter,
+        // one thread at a time. Building them after all encoding is done would leave that
+        // serial part outside the parallel speed-up; here the calling thread turns each
+        // finished document into a list (in order) while the workers go on encoding.
+        let lists = pipeline(py, &strs, threads, |t: &str| self.encode_impl(t, a, d), |ids| self.ints.list(py, ids))?;
         PyList::new(py, lists)
     }
 
