@@ -474,6 +474,23 @@ def test_batch_apis_equal_tiktoken(tm, tk):
 # --------------------------------------------------------------------------- threads
 
 
+def test_batch_threads_report_the_first_failing_document(tm):
+    # With several threads, documents finish out of order; the error raised must still be the
+    # one of the first failing document, and the lists must come back in input order.
+    enc = tm("cl100k_base")
+    docs = ["word " * 3000] * 40
+    docs[25] = "late <|endoftext|>"
+    docs[31] = "later <|fim_prefix|>"
+    for n in (1, 2, 4):
+        with pytest.raises(tokenmill.DisallowedSpecialTokenError, match="endoftext"):
+            enc.encode_batch(docs, num_threads=n)
+    ok = [f"document {i} " * (i % 7 + 1) * 500 for i in range(60)]
+    expected = [enc.encode_ordinary(d) for d in ok]
+    for n in (2, 3, 8):
+        assert enc.encode_ordinary_batch(ok, num_threads=n) == expected
+        assert enc.encode_batch(ok, num_threads=n) == expected
+
+
 def test_threads_shared_encoding(tm, corpus):
     """16 Python threads x 200 encodes on one shared Encoding give the serial results (K1)."""
     enc = tm("cl100k_base")

@@ -94,46 +94,32 @@ fn pipeline<'py, T>(
             });
         }
         drop(tx);
-        let mut pending: Vec<Option<Vec<Rank>>> = (0..texts.len()).map(|_| None).collect();
-        let mut out = Vec::with_capacity(texts.len());
-        let mut failure: Option<PyErr> = None;
-        while out.len() < texts.len() && failure.is_none() {
-            // Wait detached, so that other Python threads run meanwhile.
-            let Some((i, r)) = py.detach(|| rx.lock().ok().and_then(|rx| rx.recv().ok())) else {
-                failure = Some(py_error(py, "InternalError", ("a worker thread stopped without a result",)));
-                break;
-            };
-            match r {
-                Ok(Ok(ids)) => pending[i] = Some(ids),
-                Ok(Err(e)) => {
-                    // Documents before i may still be pending; the error of the earliest
-                    // failing document is the one reported, as in the sequential order.
+        let result = (|| {
+            let mut pending: Vec<Option<PyResult<Vec<Rank>>>> = (0..texts.len()).map(|_| None).collect();
+            let mut out = Vec::with_capacity(texts.len());
+            while out.len() < texts.len() {
+                // Wait detached, so that other Python threads run meanwhile.
+                let Some((i, r)) = py.detach(|| rx.lock().ok().and_then(|rx| rx.recv().ok())) else {
+                    return Err(py_error(py, "InternalError", ("a worker thread stopped without a result",)));
+                };
+                let r = match r {
+                    Ok(r) => r.map_err(|e| map_err(py, e)),
+                    Err(panic) => Err(py_error(py, "InternalError", (panic_message(panic),))),
+                };
+                if r.is_err() {
+                    // Every document before i was already handed out, so it still arrives:
+                    // the error reported is that of the first failing document, as in order.
                     stop.store(true, Ordering::Relaxed);
-                    failure = Some(map_err(py, e));
                 }
-                Err(panic) => {
-                    stop.store(true, Ordering::Relaxed);
-                    failure = Some(py_error(py, "InternalError", (panic_message(panic),)));
+                pending[i] = Some(r);
+                while let Some(item) = pending.get_mut(out.len()).and_then(Option::take) {
+                    out.push(convert(&item?)?);
                 }
             }
-            while let Some(ids) = pending.get_mut(out.len()).and_then(Option::take) {
-                match convert(&ids) {
-                    Ok(v) => out.push(v),
-                    Err(e) => {
-                        stop.store(true, Ordering::Relaxed);
-                        failure = Some(e);
-                        break;
-                    }
-                }
-            }
-        }
+            Ok(out)
+        })();
         stop.store(true, Ordering::Relaxed);
-        // Drain so that workers blocked on nothing can finish; the scope joins them.
-        drop(rx);
-        match failure {
-            Some(e) => Err(e),
-            None => Ok(out),
-        }
+        result
     })
 }
 
