@@ -14,8 +14,8 @@ use crate::vocab::{Rank, Vocab};
 /// Pieces longer than this (bytes) use `merge_long`.
 const LONG_THRESHOLD: usize = 32;
 
-
-/// Reusable working memory for `merge_small` (one per encode call, not per piece).
+/// Reusable working memory of one encode call (not one per piece): the merge arrays and the
+/// call's cache of merged pieces.
 ///
 /// Indexed by byte position; a part is named by the position where it starts. Nothing is
 /// removed while merging (a merged-away part just gets rank `Rank::MAX`), so the scan for the
@@ -115,8 +115,51 @@ pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scrat
 }
 
 /// Flat-array merge for short pieces (tiktoken's algorithm shape): repeatedly find the
-/// leftmost lowest-ranked pair of adjacent parts and join them.
+/// leftmost lowest-ranked pair of adjacent parts by a scan, and join them.
 pub fn merge_small(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) {
+    merge_with(vocab, piece, out, scratch, &mut Scan)
+}
+
+/// Merge for longer pieces; same result as `merge_small`.
+///
+/// The scan for the lowest rank is replaced by a `MinTree` over the same `ranks` array, so a
+/// step costs a few short block scans instead of a pass over the whole piece. Why not a binary
+/// heap (tried): on a megabyte piece its sift-downs jump across a heap of megabytes and miss
+/// the cache at every level, which made time grow 15-25x for 10x the input. Here one step
+/// touches the neighbourhood of the merged pair, one leaf block and small summary levels.
+pub fn merge_long(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) {
+    // Taken out for the call because the merge loop borrows the rest of `scratch`.
+    let mut tree = std::mem::take(&mut scratch.tree);
+    merge_with(vocab, piece, out, scratch, &mut tree);
+    scratch.tree = tree;
+}
+
+/// How the merge loop finds the leftmost lowest rank: a plain scan or a `MinTree`.
+trait MinIndex {
+    fn build(&mut self, base: &[u32]);
+    fn set(&mut self, base: &mut [u32], i: usize, v: u32);
+    fn min(&self, base: &[u32]) -> Option<(u32, usize)>;
+}
+
+/// The scan: no summary at all.
+struct Scan;
+
+impl MinIndex for Scan {
+    fn build(&mut self, _: &[u32]) {}
+    #[inline]
+    fn set(&mut self, base: &mut [u32], i: usize, v: u32) {
+        base[i] = v;
+    }
+    #[inline]
+    fn min(&self, base: &[u32]) -> Option<(u32, usize)> {
+        // Two dense passes: both vectorize better than one fused loop.
+        let m = block_min(base);
+        (m != u32::MAX).then(|| (m, first_equal(base, m)))
+    }
+}
+
+/// The merge loop shared by `merge_small` and `merge_long`.
+fn merge_with<M: MinIndex>(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch, index: &mut M) {
     let n = piece.len();
     let Scratch { ranks, ids, next, prev, .. } = scratch;
     ranks.clear();
@@ -128,74 +171,24 @@ pub fn merge_small(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &m
     ids.extend(piece.iter().map(|&b| vocab.byte_rank(b)));
     next.extend(1..=n as u32);
     prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
-    loop {
-        // Leftmost minimum, in two dense passes (both vectorize better than one fused loop).
-        let best = ranks.iter().fold(Rank::MAX, |m, &r| m.min(r));
-        if best == Rank::MAX {
-            break;
-        }
-        let i = ranks.iter().position(|&r| r == best).unwrap_or(0);
-        // Part j (after i) joins part i; k is the part after both.
-        let j = next[i] as usize;
-        let k = next[j] as usize;
-        ids[i] = best;
-        ranks[j] = Rank::MAX;
-        next[i] = k as u32;
-        ranks[i] = if k < n {
-            prev[k] = i as u32;
-            vocab.rank(&piece[i..next[k] as usize]).unwrap_or(Rank::MAX)
-        } else {
-            Rank::MAX
-        };
-        if i > 0 {
-            let p = prev[i] as usize;
-            ranks[p] = vocab.rank(&piece[p..k]).unwrap_or(Rank::MAX);
-        }
-    }
-    let mut i = 0;
-    while i < n {
-        out.push(ids[i]);
-        i = next[i] as usize;
-    }
-}
-
-/// Merge for longer pieces; same result as `merge_small`.
-///
-/// The scan for the lowest rank is replaced by a `MinTree` over the same `ranks` array, so a
-/// step costs a few short block scans instead of a pass over the whole piece. Why not a binary
-/// heap (tried): on a megabyte piece its sift-downs jump across a heap of megabytes and miss
-/// the cache at every level, which made time grow 15-25x for 10x the input. Here one step
-/// touches the neighbourhood of the merged pair, one leaf block and small summary levels.
-pub fn merge_long(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) {
-    let n = piece.len();
-    let Scratch { ranks, ids, next, prev, tree, .. } = scratch;
-    ranks.clear();
-    ids.clear();
-    next.clear();
-    prev.clear();
-    ranks.extend(piece.windows(2).map(|w| vocab.pair_rank(w[0], w[1])));
-    ranks.push(Rank::MAX);
-    ids.extend(piece.iter().map(|&b| vocab.byte_rank(b)));
-    next.extend(1..=n as u32);
-    prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
-    tree.build(ranks);
-    while let Some((rank, i)) = tree.min(ranks) {
+    index.build(ranks);
+    while let Some((rank, i)) = index.min(ranks) {
         // Part j (after i) joins part i; e is the part after both.
         let j = next[i] as usize;
         let e = next[j] as usize;
         ids[i] = rank;
-        tree.set(ranks, j, Rank::MAX);
+        index.set(ranks, j, Rank::MAX);
         next[i] = e as u32;
-        let r = if e < n {
+        let joined = if e < n {
             prev[e] = i as u32;
             vocab.rank(&piece[i..next[e] as usize]).unwrap_or(Rank::MAX)
         } else {
             Rank::MAX
         };
-        tree.set(ranks, i, r);
+        index.set(ranks, i, joined);
         if i > 0 {
             let p = prev[i] as usize;
-            tree.set(ranks, p, vocab.rank(&piece[p..e]).unwrap_or(Rank::MAX));
+            index.set(ranks, p, vocab.rank(&piece[p..e]).unwrap_or(Rank::MAX));
         }
     }
     let mut i = 0;
@@ -227,6 +220,20 @@ fn block_min(block: &[u32]) -> u32 {
 #[inline]
 fn first_equal(block: &[u32], v: u32) -> usize {
     block.iter().position(|&x| x == v).unwrap_or(0)
+}
+
+impl MinIndex for MinTree {
+    fn build(&mut self, base: &[u32]) {
+        MinTree::build(self, base)
+    }
+    #[inline]
+    fn set(&mut self, base: &mut [u32], i: usize, v: u32) {
+        MinTree::set(self, base, i, v)
+    }
+    #[inline]
+    fn min(&self, base: &[u32]) -> Option<(u32, usize)> {
+        MinTree::min(self, base)
+    }
 }
 
 impl MinTree {
