@@ -21,6 +21,24 @@ fn main() {
     };
     let core = CoreBpe::new(ranks, vec![], pat).expect("build");
     println!("short table: {} keys, mean probe {:.2}, {} MB", core.vocab.short_table().len(), core.vocab.short_table().mean_probe(), core.vocab.short_table().memory_bytes() / 1_000_000);
+    if std::env::var("CHAR_STATS").is_ok() {
+        for path in &args[3..] {
+            let text = std::fs::read_to_string(path).expect("read text");
+            let b = text.as_bytes();
+            let (mut ok, mut multi) = (0, 0);
+            core.pretokenizer.for_each_piece(&text, |s, e| {
+                let piece = &b[s..e];
+                for (i, c) in std::str::from_utf8(piece).unwrap().char_indices() {
+                    if (0x80..0x10000).contains(&(c as u32)) {
+                        multi += 1;
+                        ok += core.vocab.char_rank(piece, i).is_some() as usize;
+                    }
+                }
+            }).unwrap();
+            println!("{path}: {ok} of {multi} two/three-byte characters start whole");
+        }
+        return;
+    }
     // PROFILE_LOOP=N: only encode each text N times (for `perf record`).
     if let Some(n) = std::env::var("PROFILE_LOOP").ok().and_then(|v| v.parse::<usize>().ok()) {
         for path in &args[3..] {

@@ -117,7 +117,7 @@ pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scrat
 /// Flat-array merge for short pieces (tiktoken's algorithm shape): repeatedly find the
 /// leftmost lowest-ranked pair of adjacent parts by a scan, and join them.
 pub fn merge_small(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) {
-    merge_with(vocab, piece, out, scratch, &mut Scan)
+    merge_with(vocab, piece, out, scratch, &mut Scan, true)
 }
 
 /// Merge for longer pieces; same result as `merge_small`.
@@ -130,8 +130,14 @@ pub fn merge_small(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &m
 pub fn merge_long(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) {
     // Taken out for the call because the merge loop borrows the rest of `scratch`.
     let mut tree = std::mem::take(&mut scratch.tree);
-    merge_with(vocab, piece, out, scratch, &mut tree);
+    merge_with(vocab, piece, out, scratch, &mut tree, true);
     scratch.tree = tree;
+}
+
+/// The plain rule, from single bytes only, by a scan: the specification the fast paths are
+/// tested against (slow on long pieces).
+pub fn merge_bytewise(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>) {
+    merge_with(vocab, piece, out, &mut Scratch::default(), &mut Scan, false)
 }
 
 /// How the merge loop finds the leftmost lowest rank: a plain scan or a `MinTree`.
@@ -159,18 +165,42 @@ impl MinIndex for Scan {
 }
 
 /// The merge loop shared by `merge_small` and `merge_long`.
-fn merge_with<M: MinIndex>(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch, index: &mut M) {
+fn merge_with<M: MinIndex>(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch, index: &mut M, from_chars: bool) {
     let n = piece.len();
     let Scratch { ranks, ids, next, prev, .. } = scratch;
     ranks.clear();
     ids.clear();
     next.clear();
     prev.clear();
-    ranks.extend(piece.windows(2).map(|w| vocab.pair_rank(w[0], w[1])));
-    ranks.push(Rank::MAX);
-    ids.extend(piece.iter().map(|&b| vocab.byte_rank(b)));
-    next.extend(1..=n as u32);
-    prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
+    if from_chars && piece.iter().any(|&b| b >= 0xC2) {
+        // Parts start as whole characters where the vocabulary allows it (see `chars`), else
+        // as bytes; positions inside a character belong to no part and keep rank MAX.
+        ranks.resize(n, Rank::MAX);
+        ids.resize(n, 0);
+        next.resize(n, 0);
+        prev.resize(n, 0);
+        let (mut i, mut last) = (0, u32::MAX);
+        while i < n {
+            let (len, id) = vocab.char_rank(piece, i).unwrap_or((1, vocab.byte_rank(piece[i])));
+            (ids[i], prev[i], next[i], last) = (id, last, (i + len) as u32, i as u32);
+            i += len;
+        }
+        let mut i = 0;
+        while i < n {
+            let j = next[i] as usize;
+            if j < n {
+                let e = next[j] as usize;
+                ranks[i] = if e == i + 2 { vocab.pair_rank(piece[i], piece[i + 1]) } else { vocab.rank(&piece[i..e]).unwrap_or(Rank::MAX) };
+            }
+            i = j;
+        }
+    } else {
+        ranks.extend(piece.windows(2).map(|w| vocab.pair_rank(w[0], w[1])));
+        ranks.push(Rank::MAX);
+        ids.extend(piece.iter().map(|&b| vocab.byte_rank(b)));
+        next.extend(1..=n as u32);
+        prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
+    }
     index.build(ranks);
     while let Some((rank, i)) = index.min(ranks) {
         // Part j (after i) joins part i; e is the part after both.

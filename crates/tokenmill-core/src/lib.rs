@@ -7,6 +7,7 @@
 //! Every fallible entry point returns `CoreError`; nothing here panics on user input.
 
 pub mod bpe;
+pub mod chars;
 pub mod core_bpe;
 pub mod error;
 pub mod formats;

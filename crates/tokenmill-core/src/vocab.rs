@@ -7,6 +7,7 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::chars;
 use crate::error::CoreError;
 use crate::table::{self, ShortKeyTable};
 
@@ -33,6 +34,10 @@ pub struct Vocab {
     pair_ranks: Vec<Rank>,
     /// Rank of every single-byte token.
     byte_ranks: [Rank; 256],
+    /// Per code point below U+10000: where its entry is in `char_infos`, if merging may start
+    /// from the whole character in some context (see `chars`); else `u32::MAX`.
+    char_index: Vec<u32>,
+    char_infos: Vec<chars::CharInfo>,
 }
 
 impl Vocab {
@@ -134,7 +139,10 @@ impl Vocab {
         for (b, r) in byte_ranks.iter_mut().enumerate() {
             *r = short.get(table::pack(&[b as u8]).unwrap_or_default()).unwrap_or(Rank::MAX);
         }
-        Ok(Vocab { short, long, arena, spans, special, n_mergeable, pair_ranks, byte_ranks })
+        let mut vocab = Vocab { short, long, arena, spans, special, n_mergeable, pair_ranks, byte_ranks, char_index: Vec::new(), char_infos: Vec::new() };
+        let tokens = (0..vocab.spans.len() as Rank).filter_map(|r| Some((vocab.mergeable_bytes(r)?, r)));
+        (vocab.char_index, vocab.char_infos) = chars::safe_chars(tokens, |b| vocab.rank(b));
+        Ok(vocab)
     }
 
     /// Rank of a mergeable token, if `bytes` is one.
@@ -145,6 +153,22 @@ impl Vocab {
             None if bytes.len() > table::MAX_KEY => self.long.get(bytes).copied(),
             None => None,
         }
+    }
+
+    /// Bytes of mergeable token `r` (not a special token, not a hole).
+    fn mergeable_bytes(&self, r: Rank) -> Option<&[u8]> {
+        let b = self.token_bytes(r as u64)?;
+        (self.rank(b) == Some(r)).then_some(b)
+    }
+
+    /// The token that merging may start from for the character at `piece[i..]`, with the
+    /// character's length in bytes, if that is exact next to its neighbours (see `chars`).
+    #[inline]
+    pub fn char_rank(&self, piece: &[u8], i: usize) -> Option<(usize, Rank)> {
+        let (n, cp) = chars::char_at(&piece[i..])?;
+        let info = self.char_infos.get(*self.char_index.get(cp as usize)? as usize)?;
+        let prev = i.checked_sub(1).map(|p| piece[p]);
+        info.safe(prev, piece.get(i + n).copied()).then_some((n, info.rank))
     }
 
     /// Rank of the single-byte token `[b]` (every byte-level vocabulary has all 256).

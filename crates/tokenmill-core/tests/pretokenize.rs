@@ -141,7 +141,7 @@ fn check_all<'a>(e: &Engine, inputs: impl IntoIterator<Item = &'a str>) -> usize
 }
 
 mod common;
-use common::Rng;
+use common::{read_text_file, repo_root, Rng};
 
 /// Targeted fragments for random strings: every class the patterns distinguish, the contraction
 /// letters in all cases (and what they fold with), whitespace of all kinds, and some multi-char
@@ -480,24 +480,6 @@ fn every_code_point_in_context_matches_regex() {
 // ----------------------------------------------------------------------------------------------
 // Real text
 // ----------------------------------------------------------------------------------------------
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn read_text_file(path: &Path) -> Option<String> {
-    let bytes = if path.extension().is_some_and(|e| e == "gz") {
-        // No gzip dependency in the crate: use the system's gzip, or skip the file.
-        let out = std::process::Command::new("gzip").arg("-dc").arg(path).output().ok()?;
-        if !out.status.success() {
-            return None;
-        }
-        out.stdout
-    } else {
-        std::fs::read(path).ok()?
-    };
-    String::from_utf8(bytes).ok()
-}
 
 fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else { return };

@@ -1,0 +1,169 @@
+//! Which characters BPE may treat as already merged: the "safe" two- and three-byte
+//! characters of a vocabulary.
+//!
+//! Why: in CJK text nearly every character is a token of its own, and merging starts from
+//! bytes, so two of every three merges of a Chinese or Japanese piece only rebuild characters
+//! (two table lookups each). Starting such a piece from characters instead removes those
+//! merges. That is exact only when the character always forms before any merge across its
+//! edges, which this module proves per character from the vocabulary:
+//!
+//! Let character `c` be a token, and `M` the highest rank of the merges BPE makes on `c`'s
+//! bytes alone (ending with `[c]`). While `c` is not formed, some merge inside it is a
+//! candidate with rank at most `M`. Call `c` safe when every token of these kinds ranks
+//! above `M`: (a) something plus a proper prefix of `c`, or a proper suffix of `c` plus
+//! something (a part that crosses an edge of `c` first appears as such a token); (b) `c`
+//! plus something, or something plus `c`. Then, in any text:
+//! - by (a), no merge across an edge of `c` can be the lowest candidate while `c` is not
+//!   formed, so `c`'s bytes merge exactly as they do alone and `c` forms;
+//! - every other merge made before `c` forms ranks at most `M` (it was chosen over a merge
+//!   inside `c`), so it is also chosen when `c` exists from the start, where the only new
+//!   candidates are those of (b), ranked above `M`; the merges inside `c` touch nothing else,
+//!   so doing them first changes nothing.
+//!
+//! So the merges from the character-level start are those from bytes, minus the ones that
+//! built `c`: the same tokens.
+//!
+//! What it does not do: four-byte characters (emoji and rare CJK; they keep the byte start),
+//! and anything about text: callers decode and validate the UTF-8 themselves.
+
+use rustc_hash::FxHashMap;
+
+use crate::vocab::Rank;
+
+/// For one character that is a token: its rank, and the neighbouring bytes next to which it
+/// is safe (bit `x` of `left`: the byte before it may be `x`; of `right`: the byte after).
+#[derive(Clone, Debug)]
+pub struct CharInfo {
+    pub rank: Rank,
+    left: [u64; 4],
+    right: [u64; 4],
+}
+
+impl CharInfo {
+    /// True when the character is safe between bytes `prev` and `next` (`None`: the edge of
+    /// the piece, where nothing can cross).
+    #[inline]
+    pub fn safe(&self, prev: Option<u8>, next: Option<u8>) -> bool {
+        let bit = |set: &[u64; 4], b: u8| set[(b >> 6) as usize] >> (b & 63) & 1 == 1;
+        prev.is_none_or(|x| bit(&self.left, x)) && next.is_none_or(|y| bit(&self.right, y))
+    }
+}
+
+/// The safe characters of a vocabulary: `index[cp]` is a position in `infos` for code points
+/// U+0080..U+FFFF that are tokens and safe next to at least one byte, else `u32::MAX`.
+///
+/// The conditions are checked per neighbouring byte, because the tokens that could cross an
+/// edge of `c` in a text all contain the byte next to that edge: "something plus a prefix of
+/// `c`" ends, before the prefix, with the byte before `c`. Indexing the lowest such rank by
+/// that byte keeps characters usable wherever their actual neighbours allow it.
+pub fn safe_chars<'a>(tokens: impl Iterator<Item = (&'a [u8], Rank)> + Clone, rank_of: impl Fn(&[u8]) -> Option<Rank>) -> (Vec<u32>, Vec<CharInfo>) {
+    // For each key, the (neighbour byte, rank) of every token that has it: for the left edge,
+    // keys are proper prefixes of characters (`X + P`, X ending in the byte) and whole
+    // characters (`X + c`); for the right edge, proper suffixes (`S + Y`) and whole
+    // characters (`c + Y`), Y starting with the byte. Lists, not 256-entry rows: most keys
+    // meet few distinct bytes, and this runs at every load.
+    let mut left: FxHashMap<u32, Vec<(u8, Rank)>> = FxHashMap::default();
+    let mut right: FxHashMap<u32, Vec<(u8, Rank)>> = FxHashMap::default();
+    for (t, r) in tokens.clone() {
+        let n = t.len();
+        for k in 1..n.min(4) {
+            let (head, tail) = (&t[..k], &t[n - k..]);
+            if is_proper_char_prefix(tail) || decode_one(tail).is_some() {
+                left.entry(key(tail)).or_default().push((t[n - k - 1], r));
+            }
+            if (k <= 2 && head.iter().all(|&b| is_continuation(b))) || decode_one(head).is_some() {
+                right.entry(key(head)).or_default().push((t[k], r));
+            }
+        }
+    }
+    let mut index = vec![u32::MAX; 0x10000];
+    let mut infos = Vec::new();
+    for (t, r) in tokens {
+        let Some(cp) = decode_one(t) else { continue };
+        // The merges of the character alone must end in this token (else it is unreachable).
+        let Some(m) = merge_max(t, &rank_of).filter(|_| rank_of(t) == Some(r)) else { continue };
+        // Left edge: X + (proper prefix or whole c); right edge: (proper suffix or whole c) + Y.
+        let allowed = |map: &FxHashMap<u32, Vec<(u8, Rank)>>, keys: &mut dyn Iterator<Item = u32>| {
+            let mut set = [u64::MAX; 4];
+            for list in keys.filter_map(|k| map.get(&k)) {
+                for &(b, rank) in list {
+                    if rank <= m {
+                        set[(b >> 6) as usize] &= !(1 << (b & 63));
+                    }
+                }
+            }
+            set
+        };
+        let l = allowed(&left, &mut (1..=t.len()).map(|k| key(&t[..k])));
+        let rt = allowed(&right, &mut (0..t.len()).map(|k| key(&t[k..])));
+        index[cp as usize] = infos.len() as u32;
+        infos.push(CharInfo { rank: r, left: l, right: rt });
+    }
+    (index, infos)
+}
+
+/// A map key for 1 to 3 bytes (the length is part of it).
+fn key(b: &[u8]) -> u32 {
+    b.iter().fold(b.len() as u32, |k, &x| k << 8 | x as u32)
+}
+
+/// BPE on `bytes` alone (at most a few bytes): the highest rank merged, if the result is one
+/// token.
+fn merge_max(bytes: &[u8], rank_of: &impl Fn(&[u8]) -> Option<Rank>) -> Option<Rank> {
+    // Part boundaries: at most 4 (three bytes), kept in a fixed array.
+    let mut cuts = [0usize; 4];
+    let mut len = bytes.len() + 1;
+    for (i, c) in cuts.iter_mut().enumerate().take(len) {
+        *c = i;
+    }
+    let mut max = 0;
+    while len > 2 {
+        let best = (0..len - 2).filter_map(|i| rank_of(&bytes[cuts[i]..cuts[i + 2]]).map(|r| (r, i))).min()?;
+        max = max.max(best.0);
+        cuts.copy_within(best.1 + 2..len, best.1 + 1);
+        len -= 1;
+    }
+    Some(max)
+}
+
+#[inline]
+fn is_continuation(b: u8) -> bool {
+    b & 0xC0 == 0x80
+}
+
+/// One or two bytes that begin a longer two- or three-byte character.
+fn is_proper_char_prefix(p: &[u8]) -> bool {
+    match p {
+        [l] => (0xC2..=0xEF).contains(l),
+        [l, c] => (0xE0..=0xEF).contains(l) && is_continuation(*c),
+        _ => false,
+    }
+}
+
+/// The code point if `b` is exactly one well-formed two- or three-byte character.
+#[inline]
+pub fn decode_one(b: &[u8]) -> Option<u32> {
+    match *b {
+        [l, c] if (0xC2..=0xDF).contains(&l) && is_continuation(c) => Some(((l as u32 & 0x1F) << 6) | (c as u32 & 0x3F)),
+        [l, c1, c2] if (0xE0..=0xEF).contains(&l) && is_continuation(c1) && is_continuation(c2) => {
+            let cp = ((l as u32 & 0x0F) << 12) | ((c1 as u32 & 0x3F) << 6) | (c2 as u32 & 0x3F);
+            // Overlong forms and surrogates are not characters.
+            (cp >= 0x800 && !(0xD800..=0xDFFF).contains(&cp)).then_some(cp)
+        }
+        _ => None,
+    }
+}
+
+/// Length of the well-formed two- or three-byte character at the start of `b`, with its code
+/// point; `None` for ASCII, four-byte characters and malformed bytes.
+#[inline]
+pub fn char_at(b: &[u8]) -> Option<(usize, u32)> {
+    let l = *b.first()?;
+    let n = match l {
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => return None,
+    };
+    let cp = decode_one(b.get(..n)?)?;
+    Some((n, cp))
+}

@@ -1,0 +1,79 @@
+//! Starting BPE from whole characters (`tokenmill_core::chars`) gives exactly the tokens of
+//! starting from bytes: checked on the real OpenAI vocabularies, on windows of real
+//! multilingual text taken at arbitrary byte offsets (so every kind of neighbour, broken
+//! characters included), and on random mixes of scripts.
+
+use tokenmill_core::bpe::{encode_piece, merge_bytewise, merge_long, merge_small};
+use tokenmill_core::formats::tiktoken::parse;
+use tokenmill_core::Vocab;
+
+mod common;
+use common::{read_text_file, shared_data, Rng};
+
+fn vocab(name: &str) -> Vocab {
+    let data = std::fs::read(shared_data(&format!("tiktoken/{name}.tiktoken"))).unwrap();
+    Vocab::new(parse(&data, true).unwrap(), vec![]).unwrap()
+}
+
+fn check(vocab: &Vocab, piece: &[u8], what: &str) {
+    let mut want = Vec::new();
+    merge_bytewise(vocab, piece, &mut want);
+    let (mut small, mut long, mut full) = (Vec::new(), Vec::new(), Vec::new());
+    merge_small(vocab, piece, &mut small, &mut Default::default());
+    merge_long(vocab, piece, &mut long, &mut Default::default());
+    encode_piece(vocab, piece, &mut full);
+    assert_eq!(small, want, "merge_small, {what}: {:?}", String::from_utf8_lossy(piece));
+    assert_eq!(long, want, "merge_long, {what}: {:?}", String::from_utf8_lossy(piece));
+    assert_eq!(full, want, "encode_piece, {what}: {:?}", String::from_utf8_lossy(piece));
+}
+
+/// Code point ranges the random mixes draw from: CJK, kana, hangul, Cyrillic, Greek,
+/// Latin-1, Arabic, CJK punctuation, full-width forms, emoji (four bytes), ASCII.
+const RANGES: &[(u32, u32)] = &[
+    (0x4E00, 0x9FFF), (0x3040, 0x30FF), (0xAC00, 0xD7A3), (0x0400, 0x04FF), (0x0370, 0x03FF),
+    (0x00A0, 0x00FF), (0x0600, 0x06FF), (0x3000, 0x303F), (0xFF00, 0xFFEF), (0x1F300, 0x1F64F),
+    (0x20, 0x7E), (0x0080, 0x07FF), (0x0800, 0xFFFD),
+];
+
+#[test]
+fn char_start_equals_byte_start() {
+    let texts: Vec<Vec<u8>> = ["ja-JP", "zh-CN", "fr-FR"]
+        .iter()
+        .map(|l| read_text_file(&shared_data(&format!("corpus/debian-handbook.{l}.txt.gz"))).expect("gzip -dc").into_bytes())
+        .collect();
+    // TOKENMILL_STRESS=N multiplies the work (for a long run by hand).
+    let rounds = 20_000 * std::env::var("TOKENMILL_STRESS").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(1);
+    for name in ["o200k_base", "cl100k_base", "r50k_base"] {
+        let v = vocab(name);
+        let mut rng = Rng(0x5EED ^ name.len() as u64);
+        // Windows of real text at arbitrary byte offsets and lengths.
+        for text in &texts {
+            for _ in 0..rounds {
+                let len = 1 + rng.below(96);
+                let start = rng.below(text.len() - len);
+                check(&v, &text[start..start + len], name);
+            }
+        }
+        // Random mixes of scripts, and of a few characters repeated (to meet the same
+        // neighbours often), with the occasional stray byte.
+        for round in 0..rounds {
+            let want = 1 + rng.below(6);
+            let mut pool: Vec<char> = Vec::new();
+            while pool.len() < want {
+                let (lo, hi) = RANGES[rng.below(RANGES.len())];
+                // Surrogate code points are not chars: from_u32 skips them.
+                pool.extend(char::from_u32(lo + rng.below((hi - lo + 1) as usize) as u32));
+            }
+            let mut piece = Vec::new();
+            for _ in 0..1 + rng.below(40) {
+                let c = pool[rng.below(pool.len())];
+                piece.extend_from_slice(c.to_string().as_bytes());
+            }
+            if round % 7 == 0 && !piece.is_empty() {
+                let at = rng.below(piece.len());
+                piece.insert(at, rng.below(256) as u8);
+            }
+            check(&v, &piece, name);
+        }
+    }
+}
