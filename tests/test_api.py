@@ -474,6 +474,18 @@ def test_batch_apis_equal_tiktoken(tm, tk):
 # --------------------------------------------------------------------------- threads
 
 
+def test_count_equals_len_of_encode(tm):
+    enc = tm("o200k_base")
+    text = "Hello <|endoftext|> 世界, naïve café!\n\n  x" * 50
+    assert enc.count(text, allowed_special="all") == len(enc.encode(text, allowed_special="all"))
+    assert enc.count(text, disallowed_special=()) == len(enc.encode(text, disallowed_special=()))
+    with pytest.raises(tokenmill.DisallowedSpecialTokenError):
+        enc.count(text)
+    big = "The quick brown fox jumps over the lazy dog. 日本語のテキスト。\n" * 20000
+    for n in (1, 2, 3):
+        assert enc.count(big, num_threads=n) == len(enc.encode_ordinary(big))
+
+
 def test_batch_threads_report_the_first_failing_document(tm):
     # With several threads, documents finish out of order; the error raised must still be the
     # one of the first failing document, and the lists must come back in input order.

@@ -7,6 +7,11 @@
 //! - `merge_long`: the same scan answered by a shallow tree of block minimums over a linked
 //!   list of parts, used for pieces above a few dozen bytes (CJK runs are often 30-150 bytes)
 //!   and for pathological ones, so that a megabyte of one repeated character stays near-linear.
+//!
+//! Both start from single bytes, except that a two- or three-byte character starts whole
+//! where `chars` proves the result unchanged (nearly every CJK character in real text), which
+//! removes the merges that would only rebuild characters. `merge_bytewise` keeps the plain
+//! byte start, as the specification the fast paths are tested against.
 
 use crate::table::{self, Key, ShortKeyTable};
 use crate::vocab::{Rank, Vocab};

@@ -58,9 +58,18 @@ impl CoreBpe {
     /// it. (`\s++$` cannot fire at the end of the left part, which ends in a letter.) Custom
     /// patterns, small texts and texts without such points are encoded sequentially.
     pub fn encode_ordinary_parallel(&self, text: &str, threads: usize) -> Result<Vec<Rank>, CoreError> {
+        match self.parallel_parts(text, threads) {
+            Some(parts) => Ok(crate::parallel::parallel_map(&parts, threads, |p: &&str| self.encode_ordinary(p))?.concat()),
+            None => self.encode_ordinary(text),
+        }
+    }
+
+    /// The parts `encode_ordinary_parallel` encodes separately, or `None` to encode `text`
+    /// whole (one thread, a small text, a custom pattern).
+    fn parallel_parts<'t>(&self, text: &'t str, threads: usize) -> Option<Vec<&'t str>> {
         const MIN_PART: usize = 256 * 1024;
         if threads <= 1 || text.len() < 2 * MIN_PART || !self.pretokenizer.is_fast() {
-            return self.encode_ordinary(text);
+            return None;
         }
         // More parts than threads, so that uneven parts still keep every thread busy.
         let n_parts = (threads * 4).min(text.len() / MIN_PART).max(2);
@@ -74,14 +83,42 @@ impl CoreBpe {
             }
         }
         cuts.push(b.len());
-        let parts: Vec<&str> = cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect();
-        let encoded = crate::parallel::parallel_map(&parts, threads, |p: &&str| self.encode_ordinary(p))?;
-        Ok(encoded.concat())
+        Some(cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect())
     }
 
-    /// Appends the tokens of a special-free segment.
+    /// Number of tokens `encode(text, allowed)` would give (ordinary text if `allowed` is
+    /// `None`), without keeping them: no output array, so it is never slower than encoding.
+    pub fn count(&self, text: &str, allowed: Option<&SpecialMatcher>, threads: usize) -> Result<usize, CoreError> {
+        match allowed {
+            Some(a) if !a.is_empty() => {
+                let (mut n, mut scratch, mut start) = (0, Scratch::default(), 0);
+                while let Some((s, e, _)) = a.find(text, start) {
+                    n += self.count_segment(&text[start..s], &mut scratch)? + 1;
+                    start = e;
+                }
+                Ok(n + self.count_segment(&text[start..], &mut scratch)?)
+            }
+            _ => match self.parallel_parts(text, threads) {
+                Some(parts) => Ok(crate::parallel::parallel_map(&parts, threads, |p: &&str| self.count_segment(p, &mut Scratch::default()))?.iter().sum()),
+                None => self.count_segment(text, &mut Scratch::default()),
+            },
+        }
+    }
+
+    fn count_segment(&self, text: &str, scratch: &mut Scratch) -> Result<usize, CoreError> {
+        let bytes = text.as_bytes();
+        let (mut n, mut buf) = (0, Vec::new());
+        self.pretokenizer.for_each_piece(text, |s, e| {
+            encode_piece_with(&self.vocab, &bytes[s..e], &mut buf, scratch);
+            n += buf.len();
+            buf.clear();
+        })?;
+        Ok(n)
+    }
+
+    /// Appends the tokens of a special-free segment; `scratch` is the call's working memory,
+    /// shared by its segments.
     #[inline]
-    /// `scratch` is the call's working memory, shared by its segments.
     pub fn encode_segment(&self, text: &str, out: &mut Vec<Rank>, scratch: &mut Scratch) -> Result<(), CoreError> {
         let bytes = text.as_bytes();
         self.pretokenizer.for_each_piece(text, |s, e| encode_piece_with(&self.vocab, &bytes[s..e], out, scratch))

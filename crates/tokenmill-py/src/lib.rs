@@ -239,7 +239,12 @@ impl PyCoreBpe {
     fn count(&self, py: Python<'_>, text: &str, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>, num_threads: usize) -> PyResult<usize> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
-        run(py, || self.encode_threads(text, a, d, num_threads).map(|v| v.len()))
+        run(py, || {
+            if let Some(d) = d {
+                self.inner.check_disallowed(text, d)?;
+            }
+            self.inner.count(text, a, num_threads)
+        })
     }
 
     /// Tokens and the character (code point) offset where each starts.
