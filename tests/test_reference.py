@@ -52,6 +52,13 @@ def test_repeated_short_pieces_match_reference(seed, words):
     text = "\n".join(words * 40)
     assert enc.encode_ordinary(text) == ref.encode_ordinary(text)
     assert enc.encode(text + "<|x|>" + text, allowed_special="all") == ref.encode(text + "<|x|>" + text, {"<|x|>"})
+    # A batch shares one cache per worker thread across its documents.
+    docs = ["\n".join(words[i:] + words[:i]) for i in range(len(words))] * 8
+    want = [ref.encode_ordinary(d) for d in docs]
+    for n in (1, 2):
+        assert enc.encode_ordinary_batch(docs, num_threads=n) == want
+        toks, bounds = enc.encode_batch_to_numpy(docs, num_threads=n)
+        assert [toks[bounds[i] : bounds[i + 1]].tolist() for i in range(len(docs))] == want
 
 
 @settings(max_examples=200, deadline=None)

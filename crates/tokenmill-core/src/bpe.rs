@@ -46,8 +46,8 @@ pub struct Scratch {
 /// Keys are pieces of at most 15 bytes (longer ones are rarely repeated); a value packs the
 /// offset of the piece's tokens in `tokens` and their count. The table is created only after
 /// `WARMUP` merged pieces, so short texts pay nothing. Per call rather than per encoder: an
-/// encoder stays immutable and needs no locking, and a large text or a batch on one thread
-/// still gets the benefit.
+/// encoder stays immutable and needs no locking, and a large text or a batch (one cache per
+/// worker thread, shared by its documents) still gets the benefit.
 #[derive(Default, Debug, Clone)]
 struct PieceCache {
     table: Option<ShortKeyTable>,
@@ -57,8 +57,9 @@ struct PieceCache {
 
 impl PieceCache {
     const WARMUP: usize = 32;
-    /// Caps memory for a huge call: past this many cached tokens, nothing new is cached.
-    const MAX_TOKENS: usize = 1 << 24;
+    /// Caps memory for a huge call (tens of MB at most): past this many pieces, nothing new is
+    /// cached.
+    const MAX_PIECES: usize = 1 << 18;
 
     #[inline]
     fn get(&self, key: Key) -> Option<&[Rank]> {
@@ -69,7 +70,7 @@ impl PieceCache {
     #[inline]
     fn insert(&mut self, key: Key, tokens: &[Rank]) {
         match &mut self.table {
-            Some(table) if self.tokens.len() + tokens.len() <= Self::MAX_TOKENS => {
+            Some(table) if table.len() < Self::MAX_PIECES => {
                 // A piece of at most 15 bytes has at most 15 tokens: the count fits in 4 bits.
                 table.insert(key, (self.tokens.len() << 4 | tokens.len()) as u32);
                 self.tokens.extend_from_slice(tokens);

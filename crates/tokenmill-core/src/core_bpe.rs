@@ -43,8 +43,23 @@ impl CoreBpe {
 
     /// Encodes `text` with no special-token handling at all.
     pub fn encode_ordinary(&self, text: &str) -> Result<Vec<Rank>, CoreError> {
+        self.encode_with(text, None, &mut Scratch::default())
+    }
+
+    /// `encode` (or `encode_ordinary` when `allowed` is `None`) with caller-provided working
+    /// memory: a batch that passes the same `scratch` for its documents shares one cache of
+    /// merged pieces across them.
+    pub fn encode_with(&self, text: &str, allowed: Option<&SpecialMatcher>, scratch: &mut Scratch) -> Result<Vec<Rank>, CoreError> {
         let mut out = Vec::with_capacity(text.len() / 3 + 1);
-        self.encode_segment(text, &mut out, &mut Scratch::default())?;
+        let mut start = 0;
+        if let Some(allowed) = allowed {
+            while let Some((s, e, id)) = allowed.find(text, start) {
+                self.encode_segment(&text[start..s], &mut out, scratch)?;
+                out.push(id);
+                start = e;
+            }
+        }
+        self.encode_segment(&text[start..], &mut out, scratch)?;
         Ok(out)
     }
 
@@ -135,19 +150,7 @@ impl CoreBpe {
     /// Encodes `text`, turning occurrences of `allowed` specials into their ids and treating
     /// every other byte as ordinary text. The disallowed check, if any, is the caller's.
     pub fn encode(&self, text: &str, allowed: &SpecialMatcher) -> Result<Vec<Rank>, CoreError> {
-        if allowed.is_empty() {
-            return self.encode_ordinary(text);
-        }
-        let mut out = Vec::with_capacity(text.len() / 3 + 1);
-        let mut scratch = Scratch::default();
-        let mut start = 0;
-        while let Some((s, e, id)) = allowed.find(text, start) {
-            self.encode_segment(&text[start..s], &mut out, &mut scratch)?;
-            out.push(id);
-            start = e;
-        }
-        self.encode_segment(&text[start..], &mut out, &mut scratch)?;
-        Ok(out)
+        self.encode_with(text, Some(allowed), &mut Scratch::default())
     }
 
     /// Like `encode`, plus the byte offset in `text` where each token starts.

@@ -11,22 +11,33 @@ pub fn parallel_map<I: Sync, T: Send, F>(items: &[I], num_threads: usize, f: F) 
 where
     F: Fn(&I) -> Result<T, CoreError> + Sync,
 {
+    parallel_map_with(items, num_threads, |_: &mut (), item| f(item))
+}
+
+/// `parallel_map` where each thread also owns a state `S` (made with `Default`) that `f`
+/// may use across the items it handles, such as reusable working memory.
+pub fn parallel_map_with<I: Sync, T: Send, S: Default, F>(items: &[I], num_threads: usize, f: F) -> Result<Vec<T>, CoreError>
+where
+    F: Fn(&mut S, &I) -> Result<T, CoreError> + Sync,
+{
     let threads = num_threads.max(1).min(items.len().max(1));
     if threads == 1 {
-        return items.iter().map(&f).collect();
+        let mut state = S::default();
+        return items.iter().map(|item| f(&mut state, item)).collect();
     }
     let next = AtomicUsize::new(0);
     let results: Vec<Vec<(usize, Result<T, CoreError>)>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(|| {
+                    let mut state = S::default();
                     let mut local = Vec::new();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         if i >= items.len() {
                             break;
                         }
-                        local.push((i, f(&items[i])));
+                        local.push((i, f(&mut state, &items[i])));
                     }
                     local
                 })

@@ -14,7 +14,8 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 use tokenmill_core::formats::tiktoken as tk;
-use tokenmill_core::parallel::parallel_map;
+use tokenmill_core::bpe::Scratch;
+use tokenmill_core::parallel::parallel_map_with;
 use tokenmill_core::special::SpecialMatcher;
 use tokenmill_core::{CoreBpe, CoreError, Rank};
 
@@ -66,7 +67,7 @@ fn pipeline<'py, T>(
     py: Python<'py>,
     texts: &[&str],
     threads: usize,
-    encode: impl Fn(&str) -> Result<Vec<Rank>, CoreError> + Sync,
+    encode: impl Fn(&str, &mut Scratch) -> Result<Vec<Rank>, CoreError> + Sync,
     mut convert: impl FnMut(&[Rank]) -> PyResult<T>,
 ) -> PyResult<Vec<T>> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -82,14 +83,17 @@ fn pipeline<'py, T>(
         for _ in 0..threads {
             let tx = tx.clone();
             let (next, stop, encode) = (&next, &stop, &encode);
-            s.spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= texts.len() || stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                let r = catch_unwind(AssertUnwindSafe(|| encode(texts[i])));
-                if tx.send((i, r)).is_err() {
-                    break;
+            s.spawn(move || {
+                let mut scratch = Scratch::default();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= texts.len() || stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let r = catch_unwind(AssertUnwindSafe(|| encode(texts[i], &mut scratch)));
+                    if tx.send((i, r)).is_err() {
+                        break;
+                    }
                 }
             });
         }
@@ -146,9 +150,13 @@ impl PyCoreBpe {
         PyCoreBpe { inner, ints }
     }
 
-    /// The shared front of every encode call: the disallowed check, then encoding.
-    fn encode_impl(&self, text: &str, allowed: Option<&SpecialMatcher>, disallowed: Option<&SpecialMatcher>) -> Result<Vec<Rank>, CoreError> {
-        self.encode_threads(text, allowed, disallowed, 1)
+    /// One document of a batch: the disallowed check, then encoding with the worker's
+    /// `scratch` (so the documents of one worker share a cache of merged pieces).
+    fn encode_impl(&self, text: &str, allowed: Option<&SpecialMatcher>, disallowed: Option<&SpecialMatcher>, scratch: &mut Scratch) -> Result<Vec<Rank>, CoreError> {
+        if let Some(d) = disallowed {
+            self.inner.check_disallowed(text, d)?;
+        }
+        self.inner.encode_with(text, allowed.filter(|a| !a.is_empty()), scratch)
     }
 
     /// `encode_impl` that may split one large special-free text across `threads` threads.
@@ -269,7 +277,8 @@ impl PyCoreBpe {
         let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
         let threads = num_threads.max(1).min(strs.len());
         if threads <= 1 {
-            let all = run(py, || strs.iter().map(|t| self.encode_impl(t, a, d)).collect::<Result<Vec<_>, _>>())?;
+            let mut scratch = Scratch::default();
+            let all = run(py, || strs.iter().map(|t| self.encode_impl(t, a, d, &mut scratch)).collect::<Result<Vec<_>, _>>())?;
             let lists = all.iter().map(|ids| self.ints.list(py, ids)).collect::<PyResult<Vec<_>>>()?;
             return PyList::new(py, lists);
         }
@@ -277,7 +286,7 @@ impl PyCoreBpe {
         // one thread at a time. Building them after all encoding is done would leave that
         // serial part outside the parallel speed-up; here the calling thread turns each
         // finished document into a list (in order) while the workers go on encoding.
-        let lists = pipeline(py, &strs, threads, |t: &str| self.encode_impl(t, a, d), |ids| self.ints.list(py, ids))?;
+        let lists = pipeline(py, &strs, threads, |t: &str, scratch: &mut Scratch| self.encode_impl(t, a, d, scratch), |ids| self.ints.list(py, ids))?;
         PyList::new(py, lists)
     }
 
@@ -288,7 +297,7 @@ impl PyCoreBpe {
         let d = disallowed.map(|s| &s.get().inner);
         let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
         let (flat, bounds) = run(py, || {
-            let parts = parallel_map(&strs, num_threads, |t: &&str| self.encode_impl(t, a, d))?;
+            let parts = parallel_map_with(&strs, num_threads, |scratch: &mut Scratch, t: &&str| self.encode_impl(t, a, d, scratch))?;
             let total: usize = parts.iter().map(Vec::len).sum();
             let mut flat = Vec::with_capacity(total);
             let mut bounds = Vec::with_capacity(parts.len() + 1);
