@@ -59,10 +59,11 @@ fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_else(|| "unknown panic".into())
 }
 
-/// Encodes `texts` on `threads` worker threads while the calling thread, attached to the
-/// interpreter, converts the results in input order with `convert`. The first error in input
-/// order is returned (workers stop taking new documents once one fails); a worker panic
-/// becomes `InternalError`.
+/// Encodes `texts` on `threads` threads, the calling thread being one of them: it converts
+/// the results in input order with `convert` (attached to the interpreter) as they become
+/// ready, and encodes documents itself while the next one in order is not ready yet, so no
+/// core idles. The first error in input order is returned (no new documents are started
+/// once one fails); a panic becomes `InternalError`.
 fn pipeline<'py, T>(
     py: Python<'py>,
     texts: &[&str],
@@ -76,20 +77,21 @@ fn pipeline<'py, T>(
     type Item = (usize, std::thread::Result<Result<Vec<Rank>, CoreError>>);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
+    // Hands out the next document, or `None` when all are taken or one has failed.
+    let claim = || {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        (i < texts.len() && !stop.load(Ordering::Relaxed)).then_some(i)
+    };
     let (tx, rx) = mpsc::channel::<Item>();
     // Only this thread receives; the mutex just makes the receiver shareable with `detach`.
     let rx = std::sync::Mutex::new(rx);
     std::thread::scope(|s| {
-        for _ in 0..threads {
+        for _ in 1..threads {
             let tx = tx.clone();
-            let (next, stop, encode) = (&next, &stop, &encode);
+            let (claim, encode) = (&claim, &encode);
             s.spawn(move || {
                 let mut scratch = Scratch::default();
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= texts.len() || stop.load(Ordering::Relaxed) {
-                        break;
-                    }
+                while let Some(i) = claim() {
                     let r = catch_unwind(AssertUnwindSafe(|| encode(texts[i], &mut scratch)));
                     if tx.send((i, r)).is_err() {
                         break;
@@ -101,11 +103,8 @@ fn pipeline<'py, T>(
         let result = (|| {
             let mut pending: Vec<Option<PyResult<Vec<Rank>>>> = (0..texts.len()).map(|_| None).collect();
             let mut out = Vec::with_capacity(texts.len());
-            while out.len() < texts.len() {
-                // Wait detached, so that other Python threads run meanwhile.
-                let Some((i, r)) = py.detach(|| rx.lock().ok().and_then(|rx| rx.recv().ok())) else {
-                    return Err(py_error(py, "InternalError", ("a worker thread stopped without a result",)));
-                };
+            let mut scratch = Scratch::default();
+            let store = |pending: &mut Vec<Option<PyResult<Vec<Rank>>>>, (i, r): Item| {
                 let r = match r {
                     Ok(r) => r.map_err(|e| map_err(py, e)),
                     Err(panic) => Err(py_error(py, "InternalError", (panic_message(panic),))),
@@ -116,8 +115,28 @@ fn pipeline<'py, T>(
                     stop.store(true, Ordering::Relaxed);
                 }
                 pending[i] = Some(r);
+            };
+            while out.len() < texts.len() {
+                while let Some(item) = rx.lock().ok().and_then(|rx| rx.try_recv().ok()) {
+                    store(&mut pending, item);
+                }
                 while let Some(item) = pending.get_mut(out.len()).and_then(Option::take) {
                     out.push(convert(&item?)?);
+                }
+                if out.len() == texts.len() {
+                    break;
+                }
+                if pending[out.len()].is_none() {
+                    // The next result is not ready: encode a document here rather than wait.
+                    // Detached, so that other Python threads run meanwhile.
+                    let item = match claim() {
+                        Some(i) => (i, py.detach(|| catch_unwind(AssertUnwindSafe(|| encode(texts[i], &mut scratch))))),
+                        None => match py.detach(|| rx.lock().ok().and_then(|rx| rx.recv().ok())) {
+                            Some(item) => item,
+                            None => return Err(py_error(py, "InternalError", ("a worker thread stopped without a result",))),
+                        },
+                    };
+                    store(&mut pending, item);
                 }
             }
             Ok(out)
