@@ -235,12 +235,14 @@ def build_all(name, ref, peers, log):
 
     spec = dict(pat_str=ref._pat_str, mergeable_ranks=ref._mergeable_ranks, special_tokens=ref._special_tokens)
     tk = tiktoken.Encoding(name, **spec)
-    tm = tokenmill.Encoding(name, **spec)
+    # One instance per row, as for gigatoken: should tokenmill ever cache per encoder, two
+    # rows sharing an instance would let the second see the first one's pieces.
+    tm_list, tm_numpy = tokenmill.Encoding(name, **spec), tokenmill.Encoding(name, **spec)
     impls = [
         Impl("tiktoken", _version("tiktoken"), "encode_ordinary", tk.encode_ordinary, "list", "the reference ids"),
-        Impl("tokenmill", tokenmill.__version__, "encode_ordinary", tm.encode_ordinary, "list"),
+        Impl("tokenmill", tokenmill.__version__, "encode_ordinary", tm_list.encode_ordinary, "list"),
         Impl("tokenmill", tokenmill.__version__, "encode_to_numpy",
-             lambda t: tm.encode_to_numpy(t, disallowed_special=()), "numpy"),
+             lambda t: tm_numpy.encode_to_numpy(t, disallowed_special=()), "numpy"),
     ]
     missing = {}
     for peer in peers:
