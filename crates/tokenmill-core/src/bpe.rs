@@ -29,7 +29,8 @@ const LONG_THRESHOLD: usize = 32;
 pub struct Scratch {
     /// Rank of the part starting here joined with the next part (`Rank::MAX`: none or dead).
     ranks: Vec<Rank>,
-    /// Token id of the part starting here (a merged part's id is the rank that merged it).
+    /// Token id of the part starting here (a merged part's id is the rank that merged it), or
+    /// `INSIDE`.
     ids: Vec<Rank>,
     next: Vec<u32>,
     prev: Vec<u32>,
@@ -172,65 +173,168 @@ impl MinIndex for Scan {
 
 /// The merge loop shared by `merge_small` and `merge_long`.
 fn merge_with<M: MinIndex>(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch, index: &mut M, from_chars: bool) {
-    let n = piece.len();
+    // Why two ways to find neighbouring parts: a linked list is fastest while the piece's
+    // arrays stay in cache; on huge pieces the merge order jumps across the piece and memory
+    // is the cost, so there the list is dropped and parts are found by scanning `ids`.
     let Scratch { ranks, ids, next, prev, .. } = scratch;
+    if piece.len() <= SCAN_THRESHOLD && !FORCE_SCAN.with(|f| f.get()) {
+        merge_loop(vocab, piece, out, ranks, ids, index, &mut Linked { next, prev }, from_chars)
+    } else {
+        merge_loop(vocab, piece, out, ranks, ids, index, &mut Scanned, from_chars)
+    }
+}
+
+/// Pieces longer than this (bytes) find neighbouring parts by scanning (see `merge_with`).
+const SCAN_THRESHOLD: usize = 1 << 16;
+
+thread_local! {
+    static FORCE_SCAN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// `merge_long` with the scanning variant forced at any length (for tests, which cannot
+/// afford the reference merge on 64 KiB pieces).
+pub fn merge_long_scanning(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>) {
+    FORCE_SCAN.with(|f| f.set(true));
+    merge_long(vocab, piece, out, &mut Scratch::default());
+    FORCE_SCAN.with(|f| f.set(false));
+}
+
+/// `ids` value of a position inside a part (not where a part starts).
+const INSIDE: Rank = Rank::MAX;
+
+/// How the merge loop finds the parts next to a part (named by its start position).
+trait Parts {
+    /// Sets up for the parts marked in `ids` (starts hold an id, other positions `INSIDE`).
+    fn init(&mut self, ids: &[Rank]);
+    /// Start of the part after the part at `i` (or the piece length).
+    fn next(&self, ids: &[Rank], i: usize) -> usize;
+    /// Start of the part before the part at `i > 0`.
+    fn prev(&self, ids: &[Rank], i: usize) -> usize;
+    /// The part at `j` joined the part at `i`; `e` starts the part after them.
+    fn join(&mut self, i: usize, e: usize);
+}
+
+/// A doubly linked list of part starts.
+struct Linked<'a> {
+    next: &'a mut Vec<u32>,
+    prev: &'a mut Vec<u32>,
+}
+
+impl Parts for Linked<'_> {
+    fn init(&mut self, ids: &[Rank]) {
+        let n = ids.len();
+        self.next.clear();
+        self.prev.clear();
+        self.next.resize(n, n as u32);
+        self.prev.resize(n, 0);
+        let mut last = 0;
+        for (i, _) in ids.iter().enumerate().skip(1).filter(|(_, &id)| id != INSIDE) {
+            self.next[last] = i as u32;
+            self.prev[i] = last as u32;
+            last = i;
+        }
+    }
+    #[inline]
+    fn next(&self, _: &[Rank], i: usize) -> usize {
+        self.next[i] as usize
+    }
+    #[inline]
+    fn prev(&self, _: &[Rank], i: usize) -> usize {
+        self.prev[i] as usize
+    }
+    #[inline]
+    fn join(&mut self, i: usize, e: usize) {
+        self.next[i] = e as u32;
+        if e < self.prev.len() {
+            self.prev[e] = i as u32;
+        }
+    }
+}
+
+/// No list: scan `ids` to the next or previous start (at most a token's length away), so
+/// that a megabyte piece keeps half the state per byte.
+struct Scanned;
+
+impl Parts for Scanned {
+    fn init(&mut self, _: &[Rank]) {}
+    #[inline]
+    fn next(&self, ids: &[Rank], i: usize) -> usize {
+        let mut k = i + 1;
+        while k < ids.len() && ids[k] == INSIDE {
+            k += 1;
+        }
+        k
+    }
+    #[inline]
+    fn prev(&self, ids: &[Rank], i: usize) -> usize {
+        let mut k = i - 1;
+        while ids[k] == INSIDE {
+            k -= 1;
+        }
+        k
+    }
+    #[inline]
+    fn join(&mut self, _: usize, _: usize) {}
+}
+
+#[allow(clippy::too_many_arguments)]
+fn merge_loop<M: MinIndex, P: Parts>(
+    vocab: &Vocab,
+    piece: &[u8],
+    out: &mut Vec<Rank>,
+    ranks: &mut Vec<Rank>,
+    ids: &mut Vec<Rank>,
+    index: &mut M,
+    parts: &mut P,
+    from_chars: bool,
+) {
+    let n = piece.len();
     ranks.clear();
     ids.clear();
-    next.clear();
-    prev.clear();
     if from_chars && piece.iter().any(|&b| b >= 0xC2) {
         // Parts start as whole characters where the vocabulary allows it (see `chars`), else
-        // as bytes; positions inside a character belong to no part and keep rank MAX.
+        // as bytes.
         ranks.resize(n, Rank::MAX);
-        ids.resize(n, 0);
-        next.resize(n, 0);
-        prev.resize(n, 0);
-        let (mut i, mut last) = (0, u32::MAX);
-        while i < n {
-            let (len, id) = vocab.char_rank(piece, i).unwrap_or((1, vocab.byte_rank(piece[i])));
-            (ids[i], prev[i], next[i], last) = (id, last, (i + len) as u32, i as u32);
-            i += len;
-        }
+        ids.resize(n, INSIDE);
         let mut i = 0;
         while i < n {
-            let j = next[i] as usize;
-            if j < n {
-                let e = next[j] as usize;
-                ranks[i] = if e == i + 2 { vocab.pair_rank(piece[i], piece[i + 1]) } else { vocab.rank(&piece[i..e]).unwrap_or(Rank::MAX) };
-            }
-            i = j;
+            let (len, id) = vocab.char_rank(piece, i).unwrap_or((1, vocab.byte_rank(piece[i])));
+            ids[i] = id;
+            i += len;
+        }
+        parts.init(ids);
+        let (mut i, mut j) = (0, parts.next(ids, 0));
+        while j < n {
+            let e = parts.next(ids, j);
+            ranks[i] = if e == i + 2 { vocab.pair_rank(piece[i], piece[i + 1]) } else { vocab.rank(&piece[i..e]).unwrap_or(Rank::MAX) };
+            (i, j) = (j, e);
         }
     } else {
         ranks.extend(piece.windows(2).map(|w| vocab.pair_rank(w[0], w[1])));
         ranks.push(Rank::MAX);
         ids.extend(piece.iter().map(|&b| vocab.byte_rank(b)));
-        next.extend(1..=n as u32);
-        prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
+        parts.init(ids);
     }
     index.build(ranks);
     while let Some((rank, i)) = index.min(ranks) {
         // Part j (after i) joins part i; e is the part after both.
-        let j = next[i] as usize;
-        let e = next[j] as usize;
+        let j = parts.next(ids, i);
+        let e = parts.next(ids, j);
         ids[i] = rank;
+        ids[j] = INSIDE;
+        parts.join(i, e);
         index.set(ranks, j, Rank::MAX);
-        next[i] = e as u32;
-        let joined = if e < n {
-            prev[e] = i as u32;
-            vocab.rank(&piece[i..next[e] as usize]).unwrap_or(Rank::MAX)
-        } else {
-            Rank::MAX
-        };
+        let joined = if e < n { vocab.rank(&piece[i..parts.next(ids, e)]).unwrap_or(Rank::MAX) } else { Rank::MAX };
         index.set(ranks, i, joined);
         if i > 0 {
-            let p = prev[i] as usize;
+            let p = parts.prev(ids, i);
             index.set(ranks, p, vocab.rank(&piece[p..e]).unwrap_or(Rank::MAX));
         }
     }
     let mut i = 0;
     while i < n {
         out.push(ids[i]);
-        i = next[i] as usize;
+        i = parts.next(ids, i);
     }
 }
 

@@ -1,7 +1,7 @@
 //! BPE merging and rank-file parsing, without Python: the two merge algorithms agree, the
 //! vocabulary and parser reject malformed input with the documented messages.
 
-use tokenmill_core::bpe::{merge_long, merge_small, MinTree};
+use tokenmill_core::bpe::{merge_long, merge_long_scanning, merge_small, MinTree};
 use tokenmill_core::formats::tiktoken::{dump, parse, unformable};
 use tokenmill_core::{CoreBpe, CoreError, Vocab};
 
@@ -40,6 +40,9 @@ fn long_merge_equals_flat_merge() {
             merge_small(&vocab, &piece, &mut a, &mut Default::default());
             merge_long(&vocab, &piece, &mut b, &mut Default::default());
             assert_eq!(a, b, "seed {seed}, piece {:?}", String::from_utf8_lossy(&piece));
+            let mut c = Vec::new();
+            merge_long_scanning(&vocab, &piece, &mut c);
+            assert_eq!(a, c, "scanning, seed {seed}, piece {:?}", String::from_utf8_lossy(&piece));
             let decoded: Vec<u8> = a.iter().flat_map(|&t| vocab.token_bytes(t as u64).unwrap().to_vec()).collect();
             assert_eq!(decoded, piece);
         }

@@ -3,7 +3,7 @@
 //! multilingual text taken at arbitrary byte offsets (so every kind of neighbour, broken
 //! characters included), and on random mixes of scripts.
 
-use tokenmill_core::bpe::{encode_piece, merge_bytewise, merge_long, merge_small};
+use tokenmill_core::bpe::{encode_piece, merge_bytewise, merge_long, merge_long_scanning, merge_small};
 use tokenmill_core::formats::tiktoken::parse;
 use tokenmill_core::Vocab;
 
@@ -22,6 +22,9 @@ fn check(vocab: &Vocab, piece: &[u8], what: &str) {
     merge_small(vocab, piece, &mut small, &mut Default::default());
     merge_long(vocab, piece, &mut long, &mut Default::default());
     encode_piece(vocab, piece, &mut full);
+    let mut scanning = Vec::new();
+    merge_long_scanning(vocab, piece, &mut scanning);
+    assert_eq!(scanning, want, "merge_long_scanning, {what}: {:?}", String::from_utf8_lossy(piece));
     assert_eq!(small, want, "merge_small, {what}: {:?}", String::from_utf8_lossy(piece));
     assert_eq!(long, want, "merge_long, {what}: {:?}", String::from_utf8_lossy(piece));
     assert_eq!(full, want, "encode_piece, {what}: {:?}", String::from_utf8_lossy(piece));
