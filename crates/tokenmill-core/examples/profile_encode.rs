@@ -1,5 +1,7 @@
 //! Where does encoding time go? `cargo run --release --example profile_encode -- RANKFILE PATTERN_NAME TEXTFILE...`
 //! Prints MB/s for pre-tokenization alone and for the full encode (no Python involved).
+//! PROFILE_LOOP=N encodes each text N times and PRETOKENIZE_LOOP=N only pre-tokenizes (for
+//! `perf record`); CHAR_STATS=1 counts the characters that merging may start whole.
 
 use std::time::Instant;
 
@@ -36,6 +38,18 @@ fn main() {
                 }
             }).unwrap();
             println!("{path}: {ok} of {multi} two/three-byte characters start whole");
+        }
+        return;
+    }
+    if let Some(n) = std::env::var("PRETOKENIZE_LOOP").ok().and_then(|v| v.parse::<usize>().ok()) {
+        for path in &args[3..] {
+            let text = std::fs::read_to_string(path).expect("read text");
+            let t = Instant::now();
+            let mut pieces = 0usize;
+            for _ in 0..n {
+                core.pretokenizer.for_each_piece(&text, |_, _| pieces += 1).unwrap();
+            }
+            println!("{path}: pretokenize {:.0} MB/s ({} pieces)", (text.len() * n) as f64 / 1e6 / t.elapsed().as_secs_f64(), pieces / n);
         }
         return;
     }
