@@ -1,7 +1,8 @@
 //! Where does encoding time go? `cargo run --release --example profile_encode -- RANKFILE PATTERN_NAME TEXTFILE...`
 //! Prints MB/s for pre-tokenization alone and for the full encode (no Python involved).
 //! PROFILE_LOOP=N encodes each text N times and PRETOKENIZE_LOOP=N only pre-tokenizes (for
-//! `perf record`); CHAR_STATS=1 counts the characters that merging may start whole.
+//! `perf record`, with CARGO_PROFILE_RELEASE_DEBUG=line-tables-only for source lines);
+//! CHAR_STATS=1 counts the characters that merging may start whole.
 
 use std::time::Instant;
 
