@@ -4,9 +4,10 @@
 //! adjacent pair whose concatenation has the lowest rank, the leftmost one on ties; stop when
 //! no adjacent pair is a token. Two implementations of the same rule:
 //! - `merge_small`: a flat array scan, O(n*m), fastest for the short pieces of real text;
-//! - `merge_long`: the same scan answered by a shallow tree of block minimums over a linked
-//!   list of parts, used for pieces above a few dozen bytes (CJK runs are often 30-150 bytes)
-//!   and for pathological ones, so that a megabyte of one repeated character stays near-linear.
+//! - `merge_long`: the same scan answered by a shallow tree of block minimums, used for pieces
+//!   above a few dozen bytes (CJK runs are often 30-150 bytes) and for pathological ones, so
+//!   that a megabyte of one repeated character stays near-linear (parts form a linked list,
+//!   or above 64 KiB are found by scanning, which halves the memory per byte).
 //!
 //! Both start from single bytes, except that a two- or three-byte character starts whole
 //! where `chars` proves the result unchanged (nearly every CJK character in real text), which
@@ -124,7 +125,7 @@ pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scrat
 /// Flat-array merge for short pieces (tiktoken's algorithm shape): repeatedly find the
 /// leftmost lowest-ranked pair of adjacent parts by a scan, and join them.
 pub fn merge_small(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) {
-    merge_with(vocab, piece, out, scratch, &mut Scan, true)
+    merge_with(vocab, piece, out, scratch, &mut Scan, true, false)
 }
 
 /// Merge for longer pieces; same result as `merge_small`.
@@ -137,14 +138,14 @@ pub fn merge_small(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &m
 pub fn merge_long(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) {
     // Taken out for the call because the merge loop borrows the rest of `scratch`.
     let mut tree = std::mem::take(&mut scratch.tree);
-    merge_with(vocab, piece, out, scratch, &mut tree, true);
+    merge_with(vocab, piece, out, scratch, &mut tree, true, piece.len() > SCAN_THRESHOLD);
     scratch.tree = tree;
 }
 
 /// The plain rule, from single bytes only, by a scan: the specification the fast paths are
 /// tested against (slow on long pieces).
 pub fn merge_bytewise(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>) {
-    merge_with(vocab, piece, out, &mut Scratch::default(), &mut Scan, false)
+    merge_with(vocab, piece, out, &mut Scratch::default(), &mut Scan, false, false)
 }
 
 /// How the merge loop finds the leftmost lowest rank: a plain scan or a `MinTree`.
@@ -172,12 +173,12 @@ impl MinIndex for Scan {
 }
 
 /// The merge loop shared by `merge_small` and `merge_long`.
-fn merge_with<M: MinIndex>(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch, index: &mut M, from_chars: bool) {
+fn merge_with<M: MinIndex>(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch, index: &mut M, from_chars: bool, scan: bool) {
     // Why two ways to find neighbouring parts: a linked list is fastest while the piece's
     // arrays stay in cache; on huge pieces the merge order jumps across the piece and memory
     // is the cost, so there the list is dropped and parts are found by scanning `ids`.
     let Scratch { ranks, ids, next, prev, .. } = scratch;
-    if piece.len() <= SCAN_THRESHOLD && !FORCE_SCAN.with(|f| f.get()) {
+    if !scan {
         merge_loop(vocab, piece, out, ranks, ids, index, &mut Linked { next, prev }, from_chars)
     } else {
         merge_loop(vocab, piece, out, ranks, ids, index, &mut Scanned, from_chars)
@@ -187,16 +188,12 @@ fn merge_with<M: MinIndex>(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scr
 /// Pieces longer than this (bytes) find neighbouring parts by scanning (see `merge_with`).
 const SCAN_THRESHOLD: usize = 1 << 16;
 
-thread_local! {
-    static FORCE_SCAN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
 /// `merge_long` with the scanning variant forced at any length (for tests, which cannot
 /// afford the reference merge on 64 KiB pieces).
 pub fn merge_long_scanning(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>) {
-    FORCE_SCAN.with(|f| f.set(true));
-    merge_long(vocab, piece, out, &mut Scratch::default());
-    FORCE_SCAN.with(|f| f.set(false));
+    let mut scratch = Scratch::default();
+    let mut tree = MinTree::default();
+    merge_with(vocab, piece, out, &mut scratch, &mut tree, true, true);
 }
 
 /// `ids` value of a position inside a part (not where a part starts).

@@ -1,5 +1,8 @@
 //! Helpers shared by the integration tests.
 
+// Each test crate compiles this module and uses only some of it.
+#![allow(dead_code)]
+
 use std::path::{Path, PathBuf};
 
 /// A tiny deterministic PRNG (xorshift64*): reproducible randomness without dependencies.
