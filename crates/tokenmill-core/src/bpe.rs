@@ -33,6 +33,7 @@ pub struct Scratch {
     /// Token id of the part starting here (a merged part's id is the rank that merged it), or
     /// `INSIDE`.
     ids: Vec<Rank>,
+    /// The linked list of part starts (unused above `SCAN_THRESHOLD`).
     next: Vec<u32>,
     prev: Vec<u32>,
     /// `merge_long`'s summary of `ranks`.
