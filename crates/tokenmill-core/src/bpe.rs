@@ -101,12 +101,12 @@ pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scrat
     if piece.is_empty() {
         return;
     }
-    // Most pieces of real text are whole tokens: one lookup, no merging.
-    if let Some(r) = vocab.rank(piece) {
-        out.push(r);
-        return;
-    }
     if let Some(key) = table::pack(piece) {
+        // Most pieces of real text are whole tokens: one lookup, no merging.
+        if let Some(r) = vocab.rank_of_key(key) {
+            out.push(r);
+            return;
+        }
         if let Some(tokens) = scratch.cache.get(key) {
             out.extend_from_slice(tokens);
             return;
@@ -114,6 +114,10 @@ pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scrat
         let before = out.len();
         merge_small(vocab, piece, out, scratch);
         scratch.cache.insert(key, &out[before..]);
+        return;
+    }
+    if let Some(r) = vocab.rank(piece) {
+        out.push(r);
         return;
     }
     if piece.len() <= LONG_THRESHOLD {

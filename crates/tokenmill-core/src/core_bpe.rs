@@ -51,15 +51,13 @@ impl CoreBpe {
     /// merged pieces across them.
     pub fn encode_with(&self, text: &str, allowed: Option<&SpecialMatcher>, scratch: &mut Scratch) -> Result<Vec<Rank>, CoreError> {
         let mut out = Vec::with_capacity(text.len() / 3 + 1);
-        let mut start = 0;
-        if let Some(allowed) = allowed {
-            while let Some((s, e, id)) = allowed.find(text, start) {
-                self.encode_segment(&text[start..s], &mut out, scratch)?;
+        for_each_segment(text, allowed, |seg| match seg {
+            Segment::Text(t) => self.encode_segment(t, &mut out, scratch),
+            Segment::Special(id) => {
                 out.push(id);
-                start = e;
+                Ok(())
             }
-        }
-        self.encode_segment(&text[start..], &mut out, scratch)?;
+        })?;
         Ok(out)
     }
 
@@ -106,12 +104,15 @@ impl CoreBpe {
     pub fn count(&self, text: &str, allowed: Option<&SpecialMatcher>, threads: usize) -> Result<usize, CoreError> {
         match allowed {
             Some(a) if !a.is_empty() => {
-                let (mut n, mut scratch, mut start) = (0, Scratch::default(), 0);
-                while let Some((s, e, _)) = a.find(text, start) {
-                    n += self.count_segment(&text[start..s], &mut scratch)? + 1;
-                    start = e;
-                }
-                Ok(n + self.count_segment(&text[start..], &mut scratch)?)
+                let (mut n, mut scratch) = (0, Scratch::default());
+                for_each_segment(text, Some(a), |seg| {
+                    n += match seg {
+                        Segment::Text(t) => self.count_segment(t, &mut scratch)?,
+                        Segment::Special(_) => 1,
+                    };
+                    Ok(())
+                })?;
+                Ok(n)
             }
             _ => match self.parallel_parts(text, threads) {
                 Some(parts) => Ok(crate::parallel::parallel_map(&parts, threads, |p: &&str| self.count_segment(p, &mut Scratch::default()))?.iter().sum()),
@@ -216,4 +217,24 @@ impl CoreBpe {
     pub fn decode_bytes(&self, ids: &[Rank]) -> Result<Vec<u8>, CoreError> {
         self.vocab.decode_bytes(ids)
     }
+}
+
+/// A run of ordinary text, or one allowed special token, in text order.
+enum Segment<'t> {
+    Text(&'t str),
+    Special(Rank),
+}
+
+/// Calls `f` for each segment of `text`: ordinary text between occurrences of `allowed`
+/// specials (leftmost-longest), and each occurrence. With no specials, one text segment.
+fn for_each_segment<'t>(text: &'t str, allowed: Option<&SpecialMatcher>, mut f: impl FnMut(Segment<'t>) -> Result<(), CoreError>) -> Result<(), CoreError> {
+    let mut start = 0;
+    if let Some(allowed) = allowed {
+        while let Some((s, e, id)) = allowed.find(text, start) {
+            f(Segment::Text(&text[start..s]))?;
+            f(Segment::Special(id))?;
+            start = e;
+        }
+    }
+    f(Segment::Text(&text[start..]))
 }

@@ -155,6 +155,12 @@ impl Vocab {
         }
     }
 
+    /// Rank of the token whose packed key (`table::pack`) is `key`.
+    #[inline]
+    pub fn rank_of_key(&self, key: table::Key) -> Option<Rank> {
+        self.short.get(key)
+    }
+
     /// Bytes of mergeable token `r` (not a special token, not a hole).
     fn mergeable_bytes(&self, r: Rank) -> Option<&[u8]> {
         let b = self.token_bytes(r as u64)?;
