@@ -486,6 +486,20 @@ def test_count_equals_len_of_encode(tm):
         assert enc.count(big, num_threads=n) == len(enc.encode_ordinary(big))
 
 
+def test_threaded_batch_and_count_bad_input(tm, tk):
+    # Lone surrogates, empty documents, more threads than documents, and one huge document
+    # among small ones, through the threaded pipeline and count(), against tiktoken's encode.
+    a, b = tm("cl100k_base"), tk("cl100k_base")
+    docs = ["", "a\ud83db", "\udc4d" * 3, "x" * 300_000, "", "東京 \ud800 ok", "\x00\x00"]
+    want = [b.encode(d) for d in docs]
+    for n in (1, 2, 16):
+        assert a.encode_batch(docs, num_threads=n) == want
+        assert a.encode_ordinary_batch(docs, num_threads=n) == want
+        assert [a.count(d, num_threads=n) for d in docs] == [len(w) for w in want]
+    with pytest.raises(TypeError, match=r"texts\[1\] is bytes"):
+        a.encode_batch(["ok", b"\xff"], num_threads=2)
+
+
 def test_batch_threads_report_the_first_failing_document(tm):
     # With several threads, documents finish out of order; the error raised must still be the
     # one of the first failing document, and the lists must come back in input order.

@@ -167,3 +167,23 @@ pub fn char_at(b: &[u8]) -> Option<(usize, u32)> {
     let cp = decode_one(b.get(..n)?)?;
     Some((n, cp))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn char_at_accepts_only_well_formed_two_and_three_byte_characters() {
+        assert_eq!(char_at(b""), None);
+        assert_eq!(char_at(b"a"), None);
+        assert_eq!(char_at("é".as_bytes()), Some((2, 0xE9)));
+        assert_eq!(char_at("日x".as_bytes()), Some((3, 0x65E5)));
+        assert_eq!(char_at(b"\xe6\x97"), None, "truncated");
+        assert_eq!(char_at(b"\xe0\x80\x80"), None, "overlong");
+        assert_eq!(char_at(b"\xc0\xaf"), None, "overlong two-byte");
+        assert_eq!(char_at(b"\xed\xa0\x80"), None, "surrogate");
+        assert_eq!(char_at(b"\x97\xa5"), None, "continuation first");
+        assert_eq!(char_at("😀".as_bytes()), None, "four bytes keep the byte start");
+        assert_eq!(char_at(b"\xe6\x41\xa5"), None, "bad continuation");
+    }
+}

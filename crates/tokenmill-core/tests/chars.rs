@@ -80,3 +80,36 @@ fn char_start_equals_byte_start() {
         }
     }
 }
+
+#[test]
+fn malformed_bytes_and_empty_pieces() {
+    // The byte-level APIs take any bytes: truncated characters at either end, overlong forms,
+    // encoded surrogates, stray continuation bytes and four-byte characters must all merge
+    // exactly as from single bytes, and an empty piece gives no tokens.
+    let v = vocab("o200k_base");
+    let cases: &[&[u8]] = &[
+        b"",
+        b"\xe6",
+        b"\xe6\x97",
+        "日本".as_bytes(),
+        b"\xe6\x97\xa5\xe6",
+        b"\x97\xa5\xe6\x9c\xac",
+        b"\xe0\x80\x80\xe0\x82\x80\xc0\xaf\xc1\xbf",
+        b"\xed\xa0\x80\xed\xbf\xbf",
+        b"\x80\x80\x80\xbf\xbf",
+        "😀日😀本".as_bytes(),
+        b"\xf0\x9f\x98\xe6\x97\xa5",
+        b"\xff\xfe\xe6\x97\xa5\xff",
+        b" \xe6\x97\xa5",
+        "\u{3000}\u{3001}本\u{FFFD}".as_bytes(),
+    ];
+    for &piece in cases {
+        check(&v, piece, "malformed");
+    }
+    let mut out = Vec::new();
+    encode_piece(&v, b"", &mut out);
+    assert!(out.is_empty());
+    // A long run of malformed bytes takes the long-piece paths.
+    let junk: Vec<u8> = (0..5000u32).map(|i| [0xe6, 0x97, 0xa5, 0x80, 0xff, 0xc2][(i * 7 % 6) as usize]).collect();
+    check(&v, &junk, "malformed run");
+}
