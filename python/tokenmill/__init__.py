@@ -11,20 +11,24 @@ from __future__ import annotations
 from .encoding import Encoding
 from .errors import (
     DisallowedSpecialTokenError,
+    CorpusError,
     InternalError,
     PatternError,
     SpecialTokenError,
     TokenIdError,
     TokenmillError,
+    TrainingError,
     UnknownEncodingError,
     UnknownModelError,
     UnknownTokenError,
     VocabFormatError,
     VocabWarning,
 )
-from .load import dump_tiktoken_bpe, load_gpt2_files, load_tiktoken_bpe
+from .formats import load
+from .loaders import dump_tiktoken_bpe, load_gpt2_files, load_tiktoken_bpe
 from .stream import StreamDecoder
 from .registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
+from .train import train_bpe
 
 __version__ = "0.1.0"
 
@@ -49,4 +53,8 @@ __all__ = [
     "UnknownEncodingError",
     "UnknownModelError",
     "InternalError",
+    "TrainingError",
+    "CorpusError",
+    "train_bpe",
+    "load",
 ]

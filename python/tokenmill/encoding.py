@@ -3,7 +3,7 @@
 This module is the policy layer: it resolves `allowed_special`/`disallowed_special`, repairs
 lone surrogates the way tiktoken does, validates ids, and picks thread counts. All real work
 (pre-tokenization, BPE, special-token scans) runs in the Rust core with the GIL released.
-It does not load files (see `tokenmill.load`) or know the standard encodings (see
+It does not load files (see `tokenmill.loaders`) or know the standard encodings (see
 `tokenmill.registry`).
 
 Surrogates: Python strings may hold lone surrogates, which UTF-8 cannot represent. On every
@@ -63,7 +63,7 @@ class Encoding:
     [256, 99, 257]
     """
 
-    __slots__ = ("_name", "_core", "_special_cache", "_specials", "_explicit_n_vocab", "__weakref__")
+    __slots__ = ("_name", "_core", "_special_cache", "_specials", "_explicit_n_vocab", "_training", "__weakref__")
 
     def __init__(
         self,
@@ -74,6 +74,7 @@ class Encoding:
         explicit_n_vocab: int | None = None,
         *,
         _core_bpe: "_core.CoreBPE | None" = None,
+        _training: dict | None = None,
     ):
         if not isinstance(name, str):
             raise TypeError(f"Encoding name must be a str, not {type(name).__name__}")
@@ -95,6 +96,7 @@ class Encoding:
         self._specials = {t: i for t, i in _core_bpe.specials()}
         self._special_cache: dict = {}
         self._explicit_n_vocab = explicit_n_vocab
+        self._training = dict(_training) if _training else None
         if explicit_n_vocab is not None:
             n_tokens = _core_bpe.n_mergeable + len(self._specials)
             if n_tokens != explicit_n_vocab or _core_bpe.n_vocab != explicit_n_vocab:
@@ -109,6 +111,15 @@ class Encoding:
     def name(self) -> str:
         """The encoding's name."""
         return self._name
+
+    @property
+    def training_info(self) -> dict | None:
+        """Metadata of the training run that made this encoding (a copy), or None.
+
+        Keys include ``vocab_size``, ``merges``, ``text_bytes``, ``tokens`` and
+        ``bytes_per_token`` (the compression ratio on the training text).
+        """
+        return dict(self._training) if self._training else None
 
     @property
     def _pat_str(self) -> str:
@@ -627,6 +638,47 @@ class Encoding:
         return tokens
 
     # ----------------------------------------------------------------- pickling
+    def save(self, path) -> None:
+        """Writes this encoding in tokenmill's tagged JSON format, atomically; read it back
+        with `tokenmill.load`.
+
+        >>> import tokenmill, tempfile, os
+        >>> p = os.path.join(tempfile.mkdtemp(), "gpt2.json")
+        >>> tokenmill.get_encoding("gpt2").save(p)
+        >>> tokenmill.load(p).encode("hi")
+        [5303]
+        """
+        from .formats import save
+
+        save(self, path)
+
+    def export(self, format: str, path) -> list:
+        """Writes this encoding in a peer's format.
+
+        Args:
+            format: ``"tiktoken"`` (rank file at `path`, plus ``<stem>.json`` with pattern
+                and special tokens), ``"hf"`` (``tokenizer.json`` at `path`) or ``"gpt2"``
+                (``encoder.json`` and ``vocab.bpe`` in the directory `path`).
+            path: Where to write.
+
+        Returns:
+            The paths written.
+
+        >>> import tokenmill, tempfile, os
+        >>> paths = tokenmill.get_encoding("gpt2").export("hf", os.path.join(tempfile.mkdtemp(), "tokenizer.json"))
+        >>> [p.name for p in paths]
+        ['tokenizer.json']
+        """
+        from . import formats
+
+        if format == "tiktoken":
+            return list(formats.export_tiktoken(self, path))
+        if format in ("hf", "huggingface"):
+            return [formats.export_hf(self, path)]
+        if format == "gpt2":
+            return list(formats.export_gpt2(self, path))
+        raise ValueError(f"unknown export format {format!r}; use 'tiktoken', 'hf' or 'gpt2'")
+
     def __reduce__(self):
         from . import registry
 
@@ -634,7 +686,7 @@ class Encoding:
             return (registry.get_encoding, (self._name,))
         return (
             _rebuild,
-            (self._name, self._core.pattern, self._core.dump_tiktoken(), self._specials, self._explicit_n_vocab),
+            (self._name, self._core.pattern, self._core.dump_tiktoken(), self._specials, self._explicit_n_vocab, self._training),
         )
 
     def __eq__(self, other):
@@ -662,9 +714,9 @@ def _original_index(original: str, n_repaired: int) -> int:
     return i
 
 
-def _rebuild(name, pattern, rank_file, specials, explicit_n_vocab):
+def _rebuild(name, pattern, rank_file, specials, explicit_n_vocab, training=None):
     core = _core.CoreBPE.from_tiktoken_bytes(rank_file, sorted(specials.items(), key=lambda kv: kv[1]), pattern, True)
-    return Encoding(name, explicit_n_vocab=explicit_n_vocab, _core_bpe=core)
+    return Encoding(name, explicit_n_vocab=explicit_n_vocab, _core_bpe=core, _training=training)
 
 
 def _check_specials(special_tokens: dict) -> list[tuple[str, int]]:
@@ -711,7 +763,7 @@ def _from_gpt2_files(cls, encoder_json, vocab_bpe, name: str = "gpt2", pat_str: 
 
     >>> enc = Encoding.from_gpt2_files("encoder.json", "vocab.bpe")  # doctest: +SKIP
     """
-    from .load import load_gpt2_files
+    from .loaders import load_gpt2_files
     from .registry import R50K_PAT
 
     ranks, specials = load_gpt2_files(encoder_json, vocab_bpe)

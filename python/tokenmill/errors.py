@@ -21,6 +21,8 @@ __all__ = [
     "UnknownEncodingError",
     "UnknownModelError",
     "InternalError",
+    "TrainingError",
+    "CorpusError",
 ]
 
 
@@ -129,3 +131,30 @@ class InternalError(TokenmillError, RuntimeError):
 
     def __init__(self, message: str):
         super().__init__(f"internal error in tokenmill's Rust core: {message}. Please report this, with the input.")
+
+
+class TrainingError(TokenmillError, ValueError):
+    """Training cannot run with these arguments or this corpus."""
+
+
+class CorpusError(TokenmillError, ValueError):
+    """A training corpus cannot be read: bad encoding, bad JSON line, missing field, unknown format.
+
+    Attributes: `path` (or None), `line` (1-based, or None), `offset` (byte offset, or None),
+    `reason`. The message reads ``"{path}:{line}: {reason}"`` or ``"{path}: byte {offset}: {reason}"``.
+    """
+
+    def __init__(self, reason: str, path: str | None = None, line: int | None = None, offset: int | None = None):
+        self.reason = reason
+        self.path = None if path is None else str(path)
+        self.line = line
+        self.offset = offset
+        where = ""
+        if self.path is not None:
+            where = self.path + (f":{line}" if line is not None else "") + ": "
+            if offset is not None:
+                where += f"byte {offset}: "
+        super().__init__(where + reason)
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.path, self.line, self.offset))

@@ -13,7 +13,7 @@ from importlib import resources
 from . import _core
 from .encoding import Encoding
 from .errors import UnknownEncodingError, UnknownModelError
-from .load import read_verified
+from .loaders import read_verified
 
 __all__ = ["get_encoding", "list_encoding_names", "encoding_name_for_model", "encoding_for_model"]
 

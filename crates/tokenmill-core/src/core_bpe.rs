@@ -86,16 +86,7 @@ impl CoreBpe {
         }
         // More parts than threads, so that uneven parts still keep every thread busy.
         let n_parts = (threads * 4).min(text.len() / MIN_PART).max(2);
-        let b = text.as_bytes();
-        let mut cuts = vec![0usize];
-        for k in 1..n_parts {
-            let target = (k * b.len() / n_parts).max(cuts[cuts.len() - 1] + 1);
-            let limit = ((k + 1) * b.len() / n_parts).min(b.len());
-            if let Some(c) = (target.max(1)..limit).find(|&i| b[i - 1].is_ascii_alphabetic() && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n')) {
-                cuts.push(c);
-            }
-        }
-        cuts.push(b.len());
+        let cuts = crate::pretokenize::safe_cuts(text, n_parts);
         Some(cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect())
     }
 

@@ -16,4 +16,7 @@ pub enum CoreError {
     /// Text contains a special token that the caller disallowed.
     #[error("disallowed special token {token:?} at byte {start}")]
     DisallowedSpecial { token: String, start: usize },
+    /// The caller asked a long-running job (training) to stop.
+    #[error("cancelled")]
+    Cancelled,
 }

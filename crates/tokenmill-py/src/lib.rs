@@ -3,6 +3,7 @@
 //! `tokenmill.InternalError` so that `except Exception` is always enough.
 
 mod intlist;
+mod train;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -32,17 +33,18 @@ fn py_error<'py>(py: Python<'py>, name: &str, args: impl pyo3::call::PyCallArgs<
     }
 }
 
-fn map_err(py: Python<'_>, e: CoreError) -> PyErr {
+pub(crate) fn map_err(py: Python<'_>, e: CoreError) -> PyErr {
     match e {
         CoreError::Pattern(msg) => py_error(py, "PatternError", (msg,)),
         CoreError::Vocab(msg) => py_error(py, "VocabFormatError", (msg,)),
         CoreError::TokenId { id, position, n_vocab } => py_error(py, "TokenIdError", (id, position, n_vocab)),
         CoreError::DisallowedSpecial { token, start } => py_error(py, "DisallowedSpecialTokenError", (token, start)),
+        CoreError::Cancelled => PyErr::new::<pyo3::exceptions::PyKeyboardInterrupt, _>("training was cancelled"),
     }
 }
 
 /// Runs `f` without the GIL and without letting a panic escape.
-fn run<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, CoreError> + Send) -> PyResult<T> {
+pub(crate) fn run<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, CoreError> + Send) -> PyResult<T> {
     let r = py.detach(|| catch_unwind(AssertUnwindSafe(f)));
     match r {
         Ok(Ok(v)) => Ok(v),
@@ -154,8 +156,8 @@ struct SpecialSet {
 
 /// The compiled encoder: vocabulary, pre-tokenizer and special tokens. Immutable.
 #[pyclass(frozen, module = "tokenmill._core", name = "CoreBPE")]
-struct PyCoreBpe {
-    inner: CoreBpe,
+pub(crate) struct PyCoreBpe {
+    pub(crate) inner: CoreBpe,
     ints: IntCache,
 }
 
@@ -475,5 +477,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(dump_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize, m)?)?;
+    m.add_class::<train::TrainControl>()?;
+    m.add_class::<train::WordCounter>()?;
+    m.add_function(wrap_pyfunction!(train::train_bpe_merges, m)?)?;
+    m.add_function(wrap_pyfunction!(train::train_merges, m)?)?;
     Ok(())
 }

@@ -27,7 +27,7 @@ __all__ = ["load_tiktoken_bpe", "dump_tiktoken_bpe", "load_gpt2_files", "read_ve
 def read_verified(path: PathLike, expected_sha256: str | None = None) -> bytes:
     """Reads a file, checking its sha256 when `expected_sha256` is given.
 
-    >>> import tokenmill.load as L, tempfile, os
+    >>> import tokenmill.loaders as L, tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "x"); _ = open(p, "wb").write(b"hi")
     >>> L.read_verified(p, "8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4")
     b'hi'
@@ -149,6 +149,31 @@ def _gpt2_byte_decoder() -> dict[str, int]:
     return table
 
 
+def _ids_from_encoder(seen: dict[bytes, int], specials: dict[str, int], merged: list[tuple[bytes, int]], vpath: str):
+    """`(ranks, specials)` taking ids from encoder.json, or None if the files do not fit that reading.
+
+    It fits when every single byte has an id, every merge's token has an id larger than the
+    previous merge's, and each remaining entry of the form ``<|...|>`` is a special token.
+    """
+    if any(bytes([b]) not in seen for b in range(256)):
+        return None
+    ranks = {bytes([b]): seen[bytes([b])] for b in range(256)}
+    last = -1
+    for tok, lineno in merged:
+        tid = seen.get(tok)
+        if tid is None or tid <= last:
+            return None
+        ranks[tok] = last = tid
+    specials = dict(specials)
+    for tok, tid in seen.items():
+        if tok not in ranks:
+            name = tok.decode("utf-8", "replace")
+            if not (name.startswith("<|") and name.endswith("|>")):
+                return None
+            specials[name] = tid
+    return ranks, specials
+
+
 def load_gpt2_files(encoder_json: PathLike, vocab_bpe: PathLike) -> tuple[dict[bytes, int], dict[str, int]]:
     """Reads GPT-2's ``encoder.json`` + ``vocab.bpe``; returns ``(mergeable_ranks, special_tokens)``.
 
@@ -179,6 +204,7 @@ def load_gpt2_files(encoder_json: PathLike, vocab_bpe: PathLike) -> tuple[dict[b
     except UnicodeDecodeError as e:
         raise VocabFormatError(f"not valid UTF-8 at byte {e.start}", vpath) from None
     ranks: dict[bytes, int] = {bytes([b]): i for i, b in enumerate(order)}
+    merged_tokens: list[tuple[bytes, int]] = []  # (token, line) in merge order
     first = True
     # split("\n"), not splitlines(): U+2028, U+0085, \x0b... are not line breaks in vocab.bpe.
     for lineno, line in enumerate(text.split("\n"), start=1):
@@ -197,6 +223,7 @@ def load_gpt2_files(encoder_json: PathLike, vocab_bpe: PathLike) -> tuple[dict[b
         if merged in ranks:
             raise VocabFormatError(f"merge {line!r} produces {merged!r}, which already has rank {ranks[merged]}", vpath, lineno)
         ranks[merged] = len(ranks)
+        merged_tokens.append((merged, lineno))
 
     epath = str(encoder_json)
     eraw = Path(encoder_json).read_bytes()
@@ -229,6 +256,11 @@ def load_gpt2_files(encoder_json: PathLike, vocab_bpe: PathLike) -> tuple[dict[b
             continue
         seen[decode_symbol(k, epath, None)] = v
     if seen != ranks:
+        # Files written by other trainers (tokenmill's export, HF) keep their own ids: single
+        # bytes anywhere, merged tokens in increasing id order. Accept that when consistent.
+        own = _ids_from_encoder(seen, specials, merged_tokens, vpath)
+        if own is not None:
+            return own
         for tok, r in ranks.items():
             if seen.get(tok) != r:
                 sym = "".join(list(byte_of)[order.index(b)] for b in tok)

@@ -1,0 +1,213 @@
+//! Counting pre-tokens for training: text in, `{pre-token bytes: count}` out.
+//!
+//! Texts are split on special tokens first (a special token is never part of a pre-token),
+//! then pre-tokenized with the pattern's matcher. Work is spread over threads: each thread
+//! counts whole texts or, for the known patterns, parts of one large text cut where cutting
+//! provably changes no pre-token (`pretokenize::safe_cuts`). Counts are merged into a table
+//! of 64 shards, merged in parallel too, so the result does not depend on the thread count
+//! or on the order of texts.
+//!
+//! Memory grows with the number of distinct pre-tokens, never with the text: callers feed
+//! a corpus in chunks and drop each chunk after `add_texts`.
+
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use rustc_hash::{FxBuildHasher, FxHashMap};
+
+use crate::error::CoreError;
+use crate::pretokenize::{safe_cuts, Pretokenizer};
+use crate::special::SpecialMatcher;
+use crate::train::merge::Control;
+
+const SHARDS: usize = 64;
+/// Texts above this size are cut into parts so that one large text still uses every thread.
+const PART: usize = 1 << 20;
+
+fn shard_of(word: &[u8]) -> usize {
+    let mut h = FxBuildHasher.build_hasher();
+    word.hash(&mut h);
+    // The top bits: the map itself uses the low ones.
+    (h.finish() >> 58) as usize % SHARDS
+}
+
+/// Pre-token counts of everything added so far.
+#[derive(Debug)]
+pub struct WordCounts {
+    shards: Vec<FxHashMap<Box<[u8]>, u64>>,
+    /// UTF-8 bytes of text counted (special tokens excluded).
+    pub text_bytes: u64,
+    /// Number of special tokens seen (and cut out).
+    pub specials_seen: u64,
+}
+
+impl Default for WordCounts {
+    fn default() -> Self {
+        WordCounts { shards: (0..SHARDS).map(|_| FxHashMap::default()).collect(), text_bytes: 0, specials_seen: 0 }
+    }
+}
+
+impl WordCounts {
+    /// Adds `count` occurrences of `word` (used for tests and for counts made elsewhere).
+    pub fn add(&mut self, word: &[u8], count: u64) -> Result<(), CoreError> {
+        let shard = &mut self.shards[shard_of(word)];
+        match shard.get_mut(word) {
+            Some(c) => *c = c.checked_add(count).ok_or_else(|| CoreError::Vocab("a pre-token count overflowed 2**64".into()))?,
+            None => {
+                shard.insert(word.into(), count);
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of distinct pre-tokens.
+    pub fn len(&self) -> usize {
+        self.shards.iter().map(|s| s.len()).sum()
+    }
+
+    /// True when nothing was counted.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// All `(pre-token, count)` pairs, sorted by bytes (a deterministic order).
+    pub fn sorted(&self) -> Vec<(&[u8], u64)> {
+        let mut v: Vec<(&[u8], u64)> = self.shards.iter().flat_map(|s| s.iter().map(|(k, &c)| (&k[..], c))).collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Counts the pre-tokens of `texts` (each pre-tokenized on its own) on up to `threads`
+    /// threads. `specials` are cut out first. Checks `control.cancel` between parts.
+    pub fn add_texts<'t>(&mut self, texts: &[&'t str], pre: &Pretokenizer, specials: Option<&SpecialMatcher>, threads: usize, control: &Control) -> Result<(), CoreError> {
+        let threads = threads.max(1);
+        // Work items: special-free segments, large ones cut into parts.
+        let cut = threads > 1 && pre.is_fast();
+        let mut items: Vec<&'t str> = Vec::new();
+        for &text in texts {
+            let mut start = 0;
+            if let Some(sp) = specials.filter(|s| !s.is_empty()) {
+                while let Some((s, e, _)) = sp.find(text, start) {
+                    push_segment(&text[start..s], &mut items, cut);
+                    self.specials_seen += 1;
+                    start = e;
+                }
+            }
+            push_segment(&text[start..], &mut items, cut);
+        }
+        self.text_bytes += items.iter().map(|s| s.len() as u64).sum::<u64>();
+
+        let threads = threads.min(items.len().max(1));
+        let locals: Vec<Result<Vec<FxHashMap<&[u8], u64>>, CoreError>> = if threads == 1 {
+            let mut map: Vec<FxHashMap<&[u8], u64>> = (0..SHARDS).map(|_| FxHashMap::default()).collect();
+            let r = items.iter().try_for_each(|seg| {
+                control.check()?;
+                count_into(pre, &mut map, seg)
+            });
+            vec![r.map(|_| map)]
+        } else {
+            let next = AtomicUsize::new(0);
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..threads)
+                    .map(|_| {
+                        s.spawn(|| {
+                            let mut map: Vec<FxHashMap<&[u8], u64>> = (0..SHARDS).map(|_| FxHashMap::default()).collect();
+                            loop {
+                                let i = next.fetch_add(1, Ordering::Relaxed);
+                                if i >= items.len() {
+                                    return Ok(map);
+                                }
+                                control.check()?;
+                                count_into(pre, &mut map, items[i])?;
+                            }
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(CoreError::Vocab("a counting thread panicked".into())))).collect()
+            })
+        };
+        let mut locals = locals.into_iter().collect::<Result<Vec<_>, _>>()?;
+        // Merge shard by shard; shards are disjoint, so threads never share a map.
+        let mut per_shard: Vec<Vec<FxHashMap<&[u8], u64>>> = (0..SHARDS).map(|_| Vec::new()).collect();
+        for local in locals.iter_mut() {
+            for (k, m) in local.drain(..).enumerate() {
+                per_shard[k].push(m);
+            }
+        }
+        let work: Vec<Mutex<(&mut FxHashMap<Box<[u8]>, u64>, Vec<FxHashMap<&[u8], u64>>)>> =
+            self.shards.iter_mut().zip(per_shard).map(Mutex::new).collect();
+        let merge = |k: usize| -> Result<(), CoreError> {
+            let mut guard = work[k].lock().map_err(|_| CoreError::Vocab("poisoned merge lock".into()))?;
+            let (dst, srcs) = &mut *guard;
+            for src in srcs.drain(..) {
+                for (w, c) in src {
+                    match dst.get_mut(w) {
+                        Some(d) => *d = d.checked_add(c).ok_or_else(|| CoreError::Vocab("a pre-token count overflowed 2**64".into()))?,
+                        None => {
+                            dst.insert(w.into(), c);
+                        }
+                    }
+                }
+            }
+            Ok(())
+        };
+        let next = AtomicUsize::new(0);
+        let results: Vec<Result<(), CoreError>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
+                    s.spawn(|| loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        if k >= SHARDS {
+                            return Ok(());
+                        }
+                        merge(k)?;
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(CoreError::Vocab("a merging thread panicked".into())))).collect()
+        });
+        results.into_iter().collect()
+    }
+}
+
+/// Adds `seg` to the work items, cut into parts of about `PART` bytes when `cut` allows.
+fn push_segment<'t>(seg: &'t str, items: &mut Vec<&'t str>, cut: bool) {
+    if cut && seg.len() > 2 * PART {
+        let cuts = safe_cuts(seg, seg.len() / PART);
+        items.extend(cuts.windows(2).map(|w| &seg[w[0]..w[1]]));
+    } else if !seg.is_empty() {
+        items.push(seg);
+    }
+}
+
+/// Counts the pre-tokens of `seg` into `map` (one map per shard).
+fn count_into<'t>(pre: &Pretokenizer, map: &mut [FxHashMap<&'t [u8], u64>], seg: &'t str) -> Result<(), CoreError> {
+    let b = seg.as_bytes();
+    pre.for_each_piece(seg, |s, e| {
+        let w = &b[s..e];
+        *map[shard_of(w)].entry(w).or_insert(0) += 1;
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pretokenize::CL100K_PAT;
+
+    #[test]
+    fn counts_do_not_depend_on_threads() {
+        let pre = Pretokenizer::new(CL100K_PAT).unwrap();
+        let text = "Hello world, hello again.\n  x = 1234567;\n".repeat(200_000);
+        let specials = SpecialMatcher::new(vec![("<|endoftext|>".into(), 0)]).unwrap();
+        let docs = [text.as_str(), "a<|endoftext|>b <|endoftext|>"];
+        let mut one = WordCounts::default();
+        one.add_texts(&docs, &pre, Some(&specials), 1, &Control::default()).unwrap();
+        let mut two = WordCounts::default();
+        two.add_texts(&docs, &pre, Some(&specials), 2, &Control::default()).unwrap();
+        assert_eq!(one.sorted(), two.sorted());
+        assert_eq!(one.specials_seen, 2);
+        assert_eq!(one.text_bytes, two.text_bytes);
+        assert!(one.sorted().iter().all(|(w, _)| !w.windows(2).any(|p| p == b"<|")));
+    }
+}

@@ -1,0 +1,8 @@
+//! Training byte-level BPE: counting pre-tokens (`count`) and learning merges (`merge`).
+//!
+//! The Python layer reads the corpus in chunks, feeds them to `count::WordCounts`, then calls
+//! `merge::train` on the distinct pre-tokens; policy (vocabulary size, special-token ids,
+//! continuing from a base encoding, file formats) stays in Python.
+
+pub mod count;
+pub mod merge;

@@ -1,0 +1,185 @@
+//! Bindings for training: a pre-token counter, a progress/cancel handle and the merge loop.
+//! Every call that does real work releases the GIL; `TrainControl` is how Python sees
+//! progress and asks a running job to stop (Ctrl-C), from another thread.
+
+use std::sync::{Arc, Mutex};
+
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::PyBytes;
+
+use tokenmill_core::bpe::encode_piece;
+use tokenmill_core::pretokenize::Pretokenizer;
+use tokenmill_core::special::SpecialMatcher;
+use tokenmill_core::train::count::WordCounts;
+use tokenmill_core::train::merge::{self, Control, MergeConfig, TokenSet};
+use tokenmill_core::CoreError;
+
+use crate::{map_err, run, PyCoreBpe};
+
+/// Progress of a running training job, and the switch to stop it. Thread-safe.
+#[pyclass(frozen, module = "tokenmill._core")]
+pub struct TrainControl {
+    inner: Arc<Control>,
+}
+
+#[pymethods]
+impl TrainControl {
+    #[new]
+    fn new() -> Self {
+        TrainControl { inner: Arc::new(Control::default()) }
+    }
+
+    /// Asks the job to stop; it then raises KeyboardInterrupt.
+    fn cancel(&self) {
+        self.inner.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Merges learned so far.
+    #[getter]
+    fn merges_done(&self) -> u64 {
+        self.inner.merges_done.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// `{pre-token bytes: count}` of the texts added so far, for one pattern and set of specials.
+#[pyclass(frozen, module = "tokenmill._core")]
+pub struct WordCounter {
+    pre: Pretokenizer,
+    specials: Option<SpecialMatcher>,
+    counts: Mutex<WordCounts>,
+}
+
+impl WordCounter {
+    fn with<T>(&self, f: impl FnOnce(&mut WordCounts) -> Result<T, CoreError>) -> Result<T, CoreError> {
+        let mut guard = self.counts.lock().map_err(|_| CoreError::Vocab("the word counter was poisoned by an earlier panic".into()))?;
+        f(&mut guard)
+    }
+}
+
+#[pymethods]
+impl WordCounter {
+    #[new]
+    fn new(py: Python<'_>, pattern: &str, specials: Vec<String>) -> PyResult<Self> {
+        let pre = Pretokenizer::new(pattern).map_err(|e| map_err(py, e))?;
+        let specials = if specials.is_empty() {
+            None
+        } else {
+            Some(SpecialMatcher::new(specials.into_iter().map(|s| (s, 0)).collect()).map_err(|e| map_err(py, e))?)
+        };
+        Ok(WordCounter { pre, specials, counts: Mutex::new(WordCounts::default()) })
+    }
+
+    /// Counts the pre-tokens of each text (special tokens cut out) on `num_threads` threads.
+    #[pyo3(signature = (texts, num_threads=1, control=None))]
+    fn add_texts(&self, py: Python<'_>, texts: Vec<PyBackedStr>, num_threads: usize, control: Option<&Bound<'_, TrainControl>>) -> PyResult<()> {
+        let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
+        let refs: Vec<&str> = texts.iter().map(|t| &**t).collect();
+        run(py, || self.with(|c| c.add_texts(&refs, &self.pre, self.specials.as_ref(), num_threads, &control)))
+    }
+
+    /// Adds `count` occurrences of one pre-token.
+    fn add(&self, py: Python<'_>, word: &[u8], count: u64) -> PyResult<()> {
+        run(py, || self.with(|c| c.add(word, count)))
+    }
+
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        run(py, || self.with(|c| Ok(c.len())))
+    }
+
+    /// UTF-8 bytes of text counted (special tokens excluded).
+    #[getter]
+    fn text_bytes(&self, py: Python<'_>) -> PyResult<u64> {
+        run(py, || self.with(|c| Ok(c.text_bytes)))
+    }
+
+    /// Special tokens found and cut out of the texts.
+    #[getter]
+    fn specials_seen(&self, py: Python<'_>) -> PyResult<u64> {
+        run(py, || self.with(|c| Ok(c.specials_seen)))
+    }
+
+    /// All `(pre-token, count)` pairs, sorted by bytes.
+    fn items<'py>(&self, py: Python<'py>) -> PyResult<Vec<(Bound<'py, PyBytes>, u64)>> {
+        let v = run(py, || self.with(|c| Ok(c.sorted().into_iter().map(|(w, n)| (w.to_vec(), n)).collect::<Vec<_>>())))?;
+        Ok(v.into_iter().map(|(w, n)| (PyBytes::new(py, &w), n)).collect())
+    }
+}
+
+type Learned<'py> = (Vec<(u32, u32, u32, u64)>, Vec<(u32, Bound<'py, PyBytes>)>, u64);
+
+fn learned<'py>(py: Python<'py>, out: merge::MergeOutput) -> Learned<'py> {
+    let merges = out.merges.iter().map(|m| (m.left, m.right, m.id, m.count)).collect();
+    let new = out.new_tokens.iter().map(|(id, b)| (*id, PyBytes::new(py, b))).collect();
+    (merges, new, out.tokens_after)
+}
+
+/// Learns byte-level BPE merges on the counted pre-tokens. Words start as single bytes, or,
+/// with `base`, as `base` encodes them (its tokens are the starting symbols).
+///
+/// Returns `(merges as (left, right, id, count), new tokens as (id, bytes), tokens after)`.
+#[pyfunction]
+#[pyo3(signature = (counter, n_new, min_frequency, next_id, base=None, control=None))]
+pub fn train_bpe_merges<'py>(
+    py: Python<'py>,
+    counter: &Bound<'py, WordCounter>,
+    n_new: usize,
+    min_frequency: u64,
+    next_id: u32,
+    base: Option<&Bound<'py, PyCoreBpe>>,
+    control: Option<&Bound<'py, TrainControl>>,
+) -> PyResult<Learned<'py>> {
+    let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
+    let counter = counter.get();
+    let base = base.map(|b| b.get());
+    let out = run(py, || {
+        let (mut tokens, start): (TokenSet, Box<dyn Fn(&[u8], &mut Vec<u32>)>) = match base {
+            None => (TokenSet::new((0..256u32).map(|b| (b, vec![b as u8])))?, Box::new(|w: &[u8], out: &mut Vec<u32>| out.extend(w.iter().map(|&b| b as u32)))),
+            Some(b) => {
+                let vocab = &b.inner.vocab;
+                (TokenSet::new(vocab.mergeable().into_iter().map(|(bytes, r)| (r, bytes)))?, Box::new(move |w: &[u8], out: &mut Vec<u32>| encode_piece(vocab, w, out)))
+            }
+        };
+        let (words, counts): (Vec<Vec<u32>>, Vec<u64>) = counter.with(|c| {
+            Ok(c.sorted()
+                .into_iter()
+                .map(|(w, n)| {
+                    let mut ids = Vec::with_capacity(w.len());
+                    start(w, &mut ids);
+                    (ids, n)
+                })
+                .unzip())
+        })?;
+        merge::train(words, &counts, &mut tokens, MergeConfig { n_new, min_frequency, next_id }, &control)
+    })?;
+    Ok(learned(py, out))
+}
+
+/// The merge loop on explicit words: `words` as `(symbol ids, count)`, `tokens` as
+/// `(id, bytes)` for every symbol. The same rule as `train_bpe_merges` (used by classic BPE
+/// and by the tests against the reference).
+///
+/// Returns `(merges, new tokens, tokens after)` like `train_bpe_merges`.
+#[pyfunction]
+#[pyo3(signature = (words, tokens, n_new, min_frequency=1, next_id=None, control=None))]
+pub fn train_merges<'py>(
+    py: Python<'py>,
+    words: Vec<(Vec<u32>, u64)>,
+    tokens: Vec<(u32, Vec<u8>)>,
+    n_new: usize,
+    min_frequency: u64,
+    next_id: Option<u32>,
+    control: Option<&Bound<'py, TrainControl>>,
+) -> PyResult<Learned<'py>> {
+    let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
+    let next_id = match next_id {
+        Some(n) => n,
+        None => tokens.iter().map(|(id, _)| *id).max().map_or(0, |m| m.saturating_add(1)),
+    };
+    let out = run(py, || {
+        let mut set = TokenSet::new(tokens)?;
+        let (w, c): (Vec<Vec<u32>>, Vec<u64>) = words.into_iter().unzip();
+        merge::train(w, &c, &mut set, MergeConfig { n_new, min_frequency, next_id }, &control)
+    })?;
+    Ok(learned(py, out))
+}

@@ -1,0 +1,244 @@
+"""`train_bpe`: train a byte-level BPE `Encoding` (GPT-2/GPT-4 style) on a corpus.
+
+Policy lives here: arguments, the vocabulary arithmetic, special-token ids, continuing from a
+base encoding, progress and Ctrl-C. The work runs in the Rust core with the GIL released:
+pre-tokens are counted chunk by chunk as the corpus streams in (memory grows with the number
+of distinct pre-tokens, not with the corpus), then merges are learned on the distinct
+pre-tokens with 64-bit counts.
+
+The merge rule (the same as `tokenmill._reference.train_bpe`, which is its specification):
+the most frequent adjacent pair wins; ties go to the smallest ``(left id, right id)``, so runs
+are identical whatever the thread count. When a pair spells bytes that are already a token,
+it merges into that token and no new id is spent.
+
+It does not read files itself (see `tokenmill.corpus`) or write them (see `Encoding.save`).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import Any, Iterable, Sequence
+
+from . import _core
+from ._progress import Progress, human_bytes, human_seconds
+from .encoding import Encoding, _default_threads
+from .errors import SpecialTokenError, TrainingError
+
+__all__ = ["train_bpe", "resolve_pattern", "PATTERN_NAMES"]
+
+#: Names accepted for `pattern`, besides any regex.
+PATTERN_NAMES = ("gpt2", "r50k", "r50k_base", "p50k_base", "cl100k", "cl100k_base", "o200k", "o200k_base")
+
+
+def resolve_pattern(pattern: str) -> str:
+    """The regex for a pattern name (gpt2/r50k, cl100k, o200k); any other string is a regex.
+
+    >>> resolve_pattern("cl100k") == resolve_pattern("cl100k_base")
+    True
+    """
+    from .registry import CL100K_PAT, O200K_PAT, R50K_PAT
+
+    if not isinstance(pattern, str) or not pattern:
+        raise TypeError(f"pattern must be a pattern name ({', '.join(PATTERN_NAMES)}) or a regex string, not {pattern!r}")
+    key = pattern.lower()
+    if key in ("gpt2", "r50k", "r50k_base", "p50k_base"):
+        return R50K_PAT
+    if key in ("cl100k", "cl100k_base"):
+        return CL100K_PAT
+    if key in ("o200k", "o200k_base"):
+        return O200K_PAT
+    return pattern
+
+
+def _check_specials(special_tokens: Iterable[str], base: Encoding | None) -> list[str]:
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens must be a sequence of strings, e.g. ({special_tokens!r},), not a string")
+    out: list[str] = []
+    for s in special_tokens:
+        if not isinstance(s, str) or not s:
+            raise SpecialTokenError(f"special token {s!r} must be a non-empty string")
+        if s in out:
+            raise SpecialTokenError(f"special token {s!r} is given twice; list each special token once")
+        if base is not None and s in base.special_tokens_set:
+            raise SpecialTokenError(f"special token {s!r} is already a special token of the base encoding {base.name!r}; drop it from special_tokens")
+        out.append(s)
+    return out
+
+
+def _run_cancellable(fn, control, progress: Progress | None, total: int):
+    """Runs `fn()` on a worker thread; Ctrl-C in the main thread cancels it cleanly."""
+    box: dict[str, Any] = {}
+
+    def work():
+        try:
+            box["value"] = fn()
+        except BaseException as e:  # re-raised in the caller's thread
+            box["error"] = e
+
+    t = threading.Thread(target=work, name="tokenmill-train", daemon=True)
+    t.start()
+    try:
+        while t.is_alive():
+            t.join(0.1)
+            if progress is not None:
+                progress.update(control.merges_done)
+    except KeyboardInterrupt:
+        control.cancel()
+        t.join()
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def train_bpe(
+    corpus: Any,
+    vocab_size: int,
+    pattern: str = "cl100k",
+    special_tokens: Sequence[str] = (),
+    min_frequency: int = 1,
+    num_threads: int | None = None,
+    progress: bool = True,
+    base: Encoding | None = None,
+    *,
+    verbose: bool = False,
+    name: str | None = None,
+    text_field: str = "text",
+    errors: str = "strict",
+) -> Encoding:
+    """Trains a byte-level BPE encoding (tiktoken-compatible) on a corpus.
+
+    The vocabulary is the 256 single bytes, then the merges in the order learned, then the
+    special tokens: ``vocab_size = 256 + merges + len(special_tokens)``. With `base`, the new
+    encoding keeps every token and id of `base` (its special tokens included) and adds
+    merges after them, then the new special tokens. Fewer merges are made when the corpus
+    runs out of pairs occurring `min_frequency` times.
+
+    Merge rule: the most frequent adjacent pair of tokens (over all pre-tokens, weighted by
+    count) is merged next; ties go to the smallest ``(left id, right id)``. A pair whose bytes
+    are already a token merges into that token without using a new id. The result is the same
+    on every run and for every `num_threads`.
+
+    Args:
+        corpus: A path, a list of paths (``.txt``, ``.txt.gz``, ``.jsonl`` with `text_field`,
+            ``.parquet``), or an iterable of str documents. Streamed, never held in memory.
+        vocab_size: Total number of ids, specials included.
+        pattern: Pre-tokenizer: ``"gpt2"``/``"r50k"``, ``"cl100k"``, ``"o200k"`` or a regex.
+            With `base`, the base encoding's pattern is used and this must be left alone or
+            equal to it.
+        special_tokens: Special tokens to add (cut out of the training text, never merged).
+        min_frequency: A pair is merged only if it occurs at least this often.
+        num_threads: Threads for counting (default: all cores).
+        progress: Show progress bars on stderr (only when it is a terminal).
+        base: Continue training from this encoding.
+        verbose: Print each merge to stderr, as ``merging (101, 32) into a new token 256``.
+        name: The encoding's name (default ``"bpe-<vocab_size>"``).
+        text_field: The field holding the text in jsonl and parquet files.
+        errors: ``"strict"`` (invalid UTF-8 is an error naming file and byte offset) or
+            ``"replace"`` (substitute U+FFFD).
+
+    Returns:
+        The `Encoding`. ``enc.training_info`` holds the training metadata, including
+        ``bytes_per_token``: the compression ratio on the training text.
+
+    >>> import tokenmill
+    >>> enc = tokenmill.train_bpe(["low lower lowest"] * 10, vocab_size=260, progress=False)
+    >>> enc.n_vocab, enc.decode(enc.encode("lowest"))
+    (260, 'lowest')
+    """
+    from .corpus import Corpus
+
+    t0 = time.monotonic()
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+        raise TypeError(f"vocab_size must be an int, not {type(vocab_size).__name__}")
+    if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 0:
+        raise TrainingError(f"min_frequency must be a non-negative int, not {min_frequency!r}")
+    if base is not None and not isinstance(base, Encoding):
+        raise TypeError(f"base must be a tokenmill.Encoding (e.g. tokenmill.get_encoding('cl100k_base')), not {type(base).__name__}")
+    threads = _default_threads(num_threads)
+    specials = _check_specials(special_tokens, base)
+
+    if base is None:
+        regex = resolve_pattern(pattern)
+        floor = 256 + len(specials)
+        what = f"256 byte tokens + {len(specials)} special tokens"
+        next_id = 256
+    else:
+        regex = base._pat_str
+        if pattern not in ("cl100k", None) and resolve_pattern(pattern) != regex:
+            raise TrainingError("pattern differs from the base encoding's pattern; continuing training keeps the base's pre-tokenizer, so leave pattern out")
+        floor = base.n_vocab + len(specials)
+        what = f"the base encoding's {base.n_vocab} ids + {len(specials)} new special tokens"
+        next_id = base.n_vocab
+    if vocab_size < floor:
+        raise TrainingError(f"vocab_size={vocab_size} is smaller than {what} = {floor}; pass vocab_size >= {floor}")
+    n_new = vocab_size - floor
+
+    # Special tokens of the base are cut out of the text too: they are not ordinary text.
+    cut_specials = specials + (sorted(base.special_tokens_set) if base is not None else [])
+    from .registry import CL100K_PAT, O200K_PAT, R50K_PAT
+
+    src = Corpus.from_arg(corpus, text_field=text_field, errors=errors, cuttable=regex in (R50K_PAT, CL100K_PAT, O200K_PAT))
+    counter = _core.WordCounter(regex, cut_specials)
+    control = _core.TrainControl()
+    bar = Progress("reading", total=src.total_bytes, unit="bytes", enabled=progress)
+    for batch in src.batches():
+        counter.add_texts(batch, threads, control)
+        bar.update(src.bytes_read, f"{len(counter):,} distinct pre-tokens")
+    bar.close(f"{len(counter):,} distinct pre-tokens")
+    t_count = time.monotonic() - t0
+    text_bytes = counter.text_bytes
+    if text_bytes == 0:
+        raise TrainingError("the corpus is empty: no text to train on (check the paths, the jsonl text_field, or the iterable)")
+
+    bar = Progress("merging", total=n_new, unit="merges", enabled=progress)
+    merges, new_tokens, tokens_after = _run_cancellable(
+        lambda: _core.train_bpe_merges(counter, n_new, min_frequency, next_id, base._core if base is not None else None, control),
+        control,
+        bar,
+        n_new,
+    )
+    bar.close()
+    del counter
+
+    if base is None:
+        ranks = {bytes([i]): i for i in range(256)}
+        base_specials: dict[str, int] = {}
+    else:
+        ranks = base._mergeable_ranks
+        base_specials = base._special_tokens
+    for tid, tb in new_tokens:
+        ranks[tb] = tid
+    first_special = next_id + len(new_tokens)
+    special_ids = dict(base_specials)
+    special_ids.update({s: first_special + i for i, s in enumerate(specials)})
+    if verbose:
+        for a, b, tid, count in merges:
+            kind = "a new token" if tid >= next_id else "the existing token"
+            print(f"merging ({a}, {b}) into {kind} {tid} ({count} occurrences)", file=sys.stderr)
+    info = {
+        "trainer": "tokenmill.train_bpe",
+        "pattern": pattern if base is None else None,
+        "base": base.name if base is not None else None,
+        "vocab_size": vocab_size,
+        "merges": len(merges),
+        "new_tokens": len(new_tokens),
+        "min_frequency": min_frequency,
+        "documents": src.n_documents,
+        "text_bytes": text_bytes,
+        "tokens": int(tokens_after),
+        "bytes_per_token": (text_bytes / tokens_after) if tokens_after else None,
+        "seconds": round(time.monotonic() - t0, 3),
+        "seconds_counting": round(t_count, 3),
+    }
+    enc = Encoding(name or f"bpe-{vocab_size}", regex, ranks, special_ids, _training=info)
+    if progress and sys.stderr.isatty():
+        bpt = info["bytes_per_token"]
+        print(
+            f"trained {enc.n_vocab:,} tokens in {human_seconds(info['seconds'])} on {human_bytes(text_bytes)}"
+            + (f"; {bpt:.3f} bytes per token" if bpt else ""),
+            file=sys.stderr,
+        )
+    return enc
