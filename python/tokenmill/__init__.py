@@ -1,4 +1,5 @@
-"""tokenmill: exact, fast tokenizers (byte-level BPE compatible with tiktoken) with a Rust core.
+"""tokenmill: exact, fast tokenizers (byte-level BPE compatible with tiktoken) with a Rust core,
+and trainers for byte-level BPE, classic BPE, word-level and char-level tokenizers.
 
 >>> import tokenmill
 >>> enc = tokenmill.get_encoding("cl100k_base")
@@ -25,6 +26,7 @@ from .errors import (
     VocabWarning,
 )
 from .formats import load
+from .models import CharLevel, ClassicBPE, Tokenizer, WordLevel
 from .loaders import dump_tiktoken_bpe, load_gpt2_files, load_tiktoken_bpe
 from .stream import StreamDecoder
 from .registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
@@ -57,4 +59,8 @@ __all__ = [
     "CorpusError",
     "train_bpe",
     "load",
+    "Tokenizer",
+    "ClassicBPE",
+    "WordLevel",
+    "CharLevel",
 ]

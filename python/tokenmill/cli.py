@@ -38,7 +38,6 @@ with none, such as a megabyte of whitespace, is encoded in one piece.
 from __future__ import annotations
 
 import argparse
-import codecs
 import io
 import json
 import os
@@ -47,6 +46,7 @@ import sys
 import unicodedata
 from typing import IO, Callable, Iterator, Sequence
 
+from .corpus import _InvalidUtf8, _read_text, iter_cut_points, safe_cut
 from .errors import DisallowedSpecialTokenError, TokenIdError, TokenmillError
 from .registry import CL100K_PAT, O200K_PAT, R50K_PAT, get_encoding, list_encoding_names
 
@@ -58,9 +58,6 @@ CHUNK_SIZE = 1 << 20
 #: Patterns for which `safe_cut`'s rule has been checked (all standard encodings use one).
 _CUTTABLE_PATTERNS = frozenset({R50K_PAT, CL100K_PAT, O200K_PAT})
 
-# Rule B: an ASCII letter followed by " ", "\t", "\r" or "\n" (cut before the whitespace).
-# Rule A: a non-whitespace character, then "\n", then a letter (cut before the letter).
-_CUT_RE = re.compile(r"(?<=[A-Za-z])[ \t\r\n]|(?<=\S\n)(?=[^\W\d_])")
 _STDIN = "-"
 _EXIT_USAGE = 2
 
@@ -87,76 +84,6 @@ class _ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message):  # type: ignore[override]
         raise CliError(f"{message} (see '{self.prog} --help')")
-
-
-# ----------------------------------------------------------------------------- cutting
-def safe_cut(text: str, start: int = 0) -> int:
-    """The largest index ``i`` (``start <= i < len(text)``, ``i > 0``) where `text` may be cut.
-
-    Cutting at ``i`` is safe when encoding ``text[:i]`` and ``text[i:]`` separately and
-    concatenating gives exactly the ids of encoding `text`, for the r50k/p50k, cl100k and
-    o200k patterns, with or without special tokens. Two kinds of points qualify:
-
-    * **B**: ``text[i-1]`` is an ASCII letter and ``text[i]`` is one of ``" \\t\\r\\n"``.
-      Every pattern puts an ASCII letter only in a letter run (or an ``'s``-style
-      contraction) that stops at whitespace, so a pre-token ends at ``i``; and the pre-tokens
-      before ``i`` are unchanged when the text ends there, because the only constructs that
-      look past a match (``\\s++$`` and ``\\s+(?!\\S)``) apply to whitespace runs, and no
-      whitespace run ends at ``i``.
-    * **A**: ``text[i-1] == "\\n"``, ``text[i-2]`` is not whitespace and ``text[i]`` is a
-      letter. No pattern joins a newline with a following letter (o200k's ``[\\r\\n/]*`` stops
-      at it), so a pre-token ends at ``i``; the ``"\\n"`` is a pre-token of its own or ends a
-      punctuation pre-token, identically whether or not the text ends there. (Without the
-      condition on ``text[i-2]`` this fails for r50k: ``"a  \\nb"`` splits as
-      ``"  ", "\\n"`` but ``"a  \\n"`` as ``"  \\n"``.)
-
-    Special tokens of the standard encodings contain no whitespace, so no special token
-    spans a cut point. The rule is checked by tests (cutting at every such point of every
-    corpus file and of random whitespace-heavy text gives the same pre-tokens and ids as
-    not cutting), against tokenmill's matchers and the ``regex`` module.
-
-    Args:
-        text: The text.
-        start: Only points ``>= start`` are considered (characters before `start` are still
-            looked at as context).
-
-    Returns:
-        The index, or -1 when there is none.
-
-    >>> safe_cut("hello world")
-    5
-    >>> safe_cut("line one.\\nLine two")
-    14
-    >>> safe_cut("   \\n\\n  ")
-    -1
-    """
-    hi = len(text)
-    window = 4096
-    while hi > start:
-        lo = max(start, hi - window)
-        best = -1
-        for best in iter_cut_points(text, lo, hi):
-            pass
-        if best >= 0:
-            return best
-        hi = lo
-        window *= 2
-    return -1
-
-
-def iter_cut_points(text: str, start: int = 0, end: int | None = None) -> Iterator[int]:
-    """Every index ``i`` with ``start <= i < end`` where `safe_cut` may cut `text`, ascending.
-
-    Characters outside ``[start, end)`` are not looked at, except the two before `start`.
-
-    >>> list(iter_cut_points("one two\\nThree"))
-    [3, 7, 8]
-    """
-    end = len(text) if end is None else end
-    for m in _CUT_RE.finditer(text, start, end):
-        i = m.start()
-        if i > 0 and (text[i - 1] != "\n" or text[i].isalpha()):
-            yield i
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -216,49 +143,12 @@ def _text_chunks(src: _Source, errors: str, chunk_size: int, cuttable: bool) -> 
         return
     f = src.open()
     try:
-        base = 0  # absolute byte offset of `carry`
-        carry = b""
-        parts: list[str] = []  # decoded text not yet yielded (no safe cut in it so far)
-        tail = ""  # last 2 characters of `parts`, context for the cut rule
-        read = f.read
-        data = read(chunk_size)
-        while True:
-            # Read one chunk ahead: an input that fits in one chunk is encoded in one piece,
-            # and `final` is known while decoding the last chunk.
-            nxt = read(chunk_size) if data else b""
-            final = not nxt
-            buf = carry + data if carry else data
-            try:
-                text, consumed = codecs.utf_8_decode(buf, errors, final)
-            except UnicodeDecodeError as e:
-                bad = buf[e.start:e.end]
-                raise CliError(
-                    f"{src.label}: invalid UTF-8 at byte {base + e.start} ({e.reason}: {bad.hex(' ')}); "
-                    "pass --errors replace to substitute U+FFFD"
-                ) from None
-            carry = buf[consumed:]
-            base += consumed
-            data = nxt
-            if final:
-                if parts or text:
-                    yield "".join(parts) + text
-                return
-            if not text:
-                continue
-            if not cuttable:
-                parts.append(text)
-                continue
-            ctx = tail + text
-            cut = safe_cut(ctx, len(tail))
-            if cut < 0:
-                parts.append(text)
-                tail = ctx[-2:]
-                continue
-            cut -= len(tail)  # index into `text`
-            parts.append(text[:cut])
-            yield "".join(parts)
-            parts = [text[cut:]]
-            tail = ctx[-2:]
+        yield from _read_text(f.read, errors, chunk_size, "safe" if cuttable else None)
+    except _InvalidUtf8 as e:
+        raise CliError(
+            f"{src.label}: invalid UTF-8 at byte {e.offset} ({e.reason}: {e.bad.hex(' ')}); "
+            "pass --errors replace to substitute U+FFFD"
+        ) from None
     finally:
         src.close(f)
 

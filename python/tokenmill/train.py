@@ -24,7 +24,7 @@ from typing import Any, Iterable, Sequence
 from . import _core
 from ._progress import Progress, human_bytes, human_seconds
 from .encoding import Encoding, _default_threads
-from .errors import SpecialTokenError, TrainingError
+from .errors import PatternError, SpecialTokenError, TrainingError
 
 __all__ = ["train_bpe", "resolve_pattern", "PATTERN_NAMES"]
 
@@ -180,8 +180,14 @@ def train_bpe(
     cut_specials = specials + (sorted(base.special_tokens_set) if base is not None else [])
     from .registry import CL100K_PAT, O200K_PAT, R50K_PAT
 
-    src = Corpus.from_arg(corpus, text_field=text_field, errors=errors, cuttable=regex in (R50K_PAT, CL100K_PAT, O200K_PAT))
-    counter = _core.WordCounter(regex, cut_specials)
+    # Chunks are cut only where no pre-token can span the cut: proven for the known patterns
+    # when no special token holds whitespace (see `corpus.safe_cut`); otherwise at line breaks.
+    cuttable = regex in (R50K_PAT, CL100K_PAT, O200K_PAT) and not any(any(c.isspace() for c in s) for s in cut_specials)
+    src = Corpus.from_arg(corpus, text_field=text_field, errors=errors, cuttable=cuttable)
+    try:
+        counter = _core.WordCounter(regex, cut_specials)
+    except PatternError as e:
+        raise PatternError(f"pattern {pattern!r} is neither a known name ({', '.join(PATTERN_NAMES)}) nor a valid regex: {e}") from None
     control = _core.TrainControl()
     bar = Progress("reading", total=src.total_bytes, unit="bytes", enabled=progress)
     for batch in src.batches():

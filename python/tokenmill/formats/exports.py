@@ -24,7 +24,7 @@ from typing import Union
 from ..errors import VocabFormatError
 from ..loaders import _gpt2_byte_decoder, atomic_write_bytes, dump_tiktoken_bpe
 
-__all__ = ["export_tiktoken", "export_hf", "export_gpt2", "hf_tokenizer_dict", "merges_for", "byte_symbols"]
+__all__ = ["export_tiktoken", "export_hf", "export_gpt2", "hf_tokenizer_dict", "hf_regex", "merges_for", "byte_symbols"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -119,6 +119,91 @@ def export_tiktoken(enc, path: PathLike) -> tuple[Path, Path]:
     return path, meta
 
 
+def _atom_end(p: str, i: int) -> int:
+    """End index of the regex atom starting at `p[i]` (escape, class, group or one character)."""
+    c = p[i]
+    if c == "\\":
+        if i + 2 < len(p) + 1 and p[i + 1 : i + 2] in ("p", "P", "x") and p[i + 2 : i + 3] == "{":
+            return p.index("}", i) + 1
+        return i + 2
+    if c == "[":
+        j = i + 1
+        if p[j : j + 1] == "^":
+            j += 1
+        if p[j : j + 1] == "]":
+            j += 1
+        depth = 1
+        while depth:
+            if p[j] == "\\":
+                j += 2
+                continue
+            if p[j] == "[":
+                depth += 1
+            elif p[j] == "]":
+                depth -= 1
+            j += 1
+        return j
+    if c == "(":
+        j, depth = i + 1, 1
+        while depth:
+            if p[j] == "\\":
+                j += 2
+                continue
+            if p[j] == "[":
+                j = _atom_end(p, j)
+                continue
+            depth += {"(": 1, ")": -1}.get(p[j], 0)
+            j += 1
+        return j
+    return i + 1
+
+
+def hf_regex(pattern: str) -> str:
+    """`pattern` with possessive quantifiers (``X++``, ``X?+``, ``X{1,3}+``) rewritten as
+    atomic groups: Hugging Face's regex engine (Oniguruma, Ruby syntax) reads ``X{1,3}+`` as
+    "one or more of X{1,3}", not as possessive. Everything else is kept.
+
+    >>> hf_regex("a++|b{1,3}+|[+]?+c")
+    '(?>a+)|(?>b{1,3})|(?>[+]?)c'
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern[i] in "|)":
+            out.append(pattern[i])
+            i += 1
+            continue
+        if pattern[i] == "(":
+            # Recurse into the group's body so nested possessives are rewritten too.
+            end = _atom_end(pattern, i)
+            head = 1
+            if pattern[i + 1 : i + 2] == "?":
+                while pattern[i + head] not in ":)" and not (pattern[i + head] in "=!" and head <= 3):
+                    head += 1
+                head += 1
+            atom = pattern[i : i + head] + hf_regex(pattern[i + head : end - 1]) + ")"
+        else:
+            end = _atom_end(pattern, i)
+            atom = pattern[i:end]
+        j = end
+        if j < len(pattern) and pattern[j] in "?*+{":
+            q_end = pattern.index("}", j) + 1 if pattern[j] == "{" else j + 1
+            quant = pattern[j:q_end]
+            if q_end < len(pattern) and pattern[q_end] == "+":
+                out.append(f"(?>{atom}{quant})")
+                i = q_end + 1
+                continue
+            if q_end < len(pattern) and pattern[q_end] == "?":
+                q_end += 1
+                quant = pattern[j:q_end]
+            out.append(atom + quant)
+            i = q_end
+            continue
+        out.append(atom)
+        i = end
+    return "".join(out)
+
+
 def hf_tokenizer_dict(enc) -> dict:
     """The Hugging Face ``tokenizer.json`` document of `enc` (see the module docstring).
 
@@ -130,6 +215,11 @@ def hf_tokenizer_dict(enc) -> dict:
     table = byte_symbols()
     ranks = enc._mergeable_ranks
     vocab = {_sym(b, table): r for b, r in sorted(ranks.items(), key=lambda kv: kv[1])}
+    # Specials go in the model's vocab too (as GPT-2's tokenizer.json does): otherwise HF
+    # renumbers added tokens that sit between ordinary ids.
+    for s, i in enc._special_tokens.items():
+        if vocab.setdefault(s, i) != i:
+            raise VocabFormatError(f"special token {s!r} is also an ordinary token's symbol string; tokenizer.json cannot hold both", format="hf")
     merges = [[_sym(a, table), _sym(b, table)] for a, b in merges_for(ranks, all_splits=True)]
     added = [
         {"id": i, "content": s, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
@@ -144,7 +234,7 @@ def hf_tokenizer_dict(enc) -> dict:
         "pre_tokenizer": {
             "type": "Sequence",
             "pretokenizers": [
-                {"type": "Split", "pattern": {"Regex": enc._pat_str}, "behavior": "Removed", "invert": True},
+                {"type": "Split", "pattern": {"Regex": hf_regex(enc._pat_str)}, "behavior": "Removed", "invert": True},
                 {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
             ],
         },

@@ -1,0 +1,176 @@
+"""Character-level tokenizer: one token per Unicode code point.
+
+Vocabulary: the sorted set of characters (code points) of the corpus, optionally only those
+occurring `min_frequency` times and only the `vocab_size` most frequent (ties by code point);
+then the special tokens, by default just ``<|unk|>``, after the characters. Special tokens
+written in the text are cut out first and become their ids; an unknown character encodes as
+``<|unk|>`` (or raises `UnknownTokenError` without it). Decoding concatenates the tokens, so
+``decode(encode(t)) == t`` whenever every character of `t` is known.
+
+This module does not combine grapheme clusters (``"e\\u0301"`` is two tokens), normalize
+Unicode or read files.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..errors import TrainingError, VocabFormatError
+from .base import UNK, _n, Tokenizer, _check_keys, _check_train_args, _documents, _field, _special_list, _special_splitter, _unknown_token
+
+__all__ = ["CharLevel"]
+
+
+class CharLevel(Tokenizer):
+    """Character-level tokenizer (see the module docstring).
+
+    Args:
+        vocab: ``{character: id}`` of the ordinary tokens (each one code point); it may also
+            list the special tokens.
+        special_tokens: ``{text: id}``.
+        unk_token: A special token to use for unknown characters, or None to raise.
+        training: Metadata to keep (JSON-able).
+
+    >>> tok = CharLevel({"a": 0, "b": 1})
+    >>> tok.encode("abba"), tok.decode([1, 0])
+    ([0, 1, 1, 0], 'ba')
+    """
+
+    __slots__ = ()
+
+    model_type = "char"
+
+    def __init__(
+        self,
+        vocab: Mapping[str, int],
+        special_tokens: Mapping[str, int] | None = None,
+        *,
+        unk_token: str | None = None,
+        training: Mapping[str, Any] | None = None,
+    ):
+        self._init(vocab, special_tokens, unk_token, training, "")
+
+    def _init(self, vocab, special_tokens, unk_token, training, mp: str) -> None:
+        ordinary = self._init_base(vocab, special_tokens, unk_token, training, mp)
+        for t in ordinary:
+            if len(t) != 1:
+                raise VocabFormatError(f"{mp}vocab[{t!r}]: a char-level token is one character, this one has {len(t)}")
+
+    @classmethod
+    def train(
+        cls,
+        corpus: Iterable[str],
+        vocab_size: int | None = None,
+        *,
+        special_tokens: Iterable[str] = (UNK,),
+        min_frequency: int = 1,
+    ) -> CharLevel:
+        """Builds the vocabulary from the characters of `corpus`.
+
+        Args:
+            corpus: An iterable of str documents (read once; a single str is rejected).
+            vocab_size: At most this many tokens, special tokens included (the most frequent
+                characters are kept); None keeps every character.
+            special_tokens: Special tokens, ids after the characters in this order; cut out of
+                the corpus before counting. If ``"<|unk|>"`` is among them, it is the unknown token.
+            min_frequency: Keep only characters seen at least this often.
+
+        Returns:
+            The tokenizer. Raises `TrainingError` for an empty corpus, a `vocab_size` with no
+            room for a character, or characters dropped with no unknown token to map them to.
+
+        >>> CharLevel.train(["hello"]).vocab
+        {'e': 0, 'h': 1, 'l': 2, 'o': 3, '<|unk|>': 4}
+        >>> CharLevel.train(["hello"], 3).vocab
+        {'e': 0, 'l': 1, '<|unk|>': 2}
+        """
+        specials = _special_list(special_tokens)
+        _check_train_args(vocab_size, min_frequency)
+        split = _special_splitter(specials)
+        counts: Counter[str] = Counter()
+        n_docs = 0
+        for doc in _documents(corpus):
+            n_docs += 1
+            for seg, special in split(doc):
+                if not special:
+                    counts.update(seg)
+        for s in specials:  # a one-character special token is never also a character token
+            counts.pop(s, None)
+        if not counts:
+            raise TrainingError(f"the corpus has no characters ({_n(n_docs, 'document')}, all empty); pass non-empty documents")
+        kept = [c for c, n in counts.items() if n >= min_frequency]
+        if not kept:
+            raise TrainingError(f"no character occurs at least min_frequency={min_frequency} times; lower min_frequency")
+        if vocab_size is not None:
+            room = vocab_size - len(specials)
+            if room < 1:
+                raise TrainingError(
+                    f"vocab_size={vocab_size} is too small: {_n(len(specials), 'special token')} fill it, leaving no room for a character; "
+                    f"pass vocab_size >= {len(specials) + 1}"
+                )
+            if len(kept) > room:
+                kept = sorted(kept, key=lambda c: (-counts[c], c))[:room]
+        if len(kept) < len(counts) and UNK not in specials:
+            raise TrainingError(
+                f"{len(counts) - len(kept)} characters of the corpus are left out (vocab_size / min_frequency) and there "
+                f"is no {UNK!r} special token to encode them; add {UNK!r} to special_tokens"
+            )
+        chars = sorted(kept)
+        training = {
+            "vocab_size": vocab_size,
+            "min_frequency": min_frequency,
+            "documents": n_docs,
+            "characters": sum(counts.values()),
+        }
+        return cls(
+            {c: i for i, c in enumerate(chars)},
+            {s: len(chars) + i for i, s in enumerate(specials)},
+            unk_token=UNK if UNK in specials else None,
+            training=training,
+        )
+
+    def _encode_segment(self, text: str) -> list[int]:
+        vocab, specials, unk = self._vocab, self._special_ids, self._unk_id
+        out: list[int] = []
+        for k, ch in enumerate(text):
+            i = vocab.get(ch)
+            if i is None or i in specials:
+                if unk is None:
+                    raise _unknown_token(
+                        ch,
+                        f"character {ch!r} (U+{ord(ch):04X}, at index {k} of the text segment) is not in the vocabulary; "
+                        f"train with {UNK!r} among special_tokens to map unknown characters to it",
+                    )
+                i = unk
+            out.append(i)
+        return out
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """The concatenation of the tokens (special tokens as their text).
+
+        Args:
+            ids: Token ids.
+
+        Returns:
+            The text; exact for text whose characters are all known.
+
+        >>> tok = CharLevel.train(["hello"])
+        >>> tok.decode(tok.encode("hello, hole"))
+        'hello<|unk|><|unk|>hole'
+        """
+        return "".join(self._token_strings(ids))
+
+    def _model_fields(self) -> dict[str, Any]:
+        return {"vocab": self._ordinary_vocab(), "unk_token": self.unk_token}
+
+    @classmethod
+    def _from_model(cls, model: Mapping, special_tokens: Mapping, training: Mapping) -> CharLevel:
+        w = "model."
+        _check_keys(model, ("type", "vocab", "unk_token"), w)
+        vocab = _field(model, "vocab", dict, w)
+        unk = _field(model, "unk_token", str, w, nullable=True)
+        obj = cls.__new__(cls)
+        obj._init(vocab, special_tokens, unk, training, w)
+        return obj
