@@ -578,6 +578,10 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour token boundaries (auto: when stdout is a terminal and NO_COLOR is unset)")
     p.set_defaults(func=_cmd_demo)
+
+    from .cli_train import add_parser as add_train_parser
+
+    add_train_parser(sub, common, _positive_int)
     return parser
 
 
@@ -593,7 +597,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except SystemExit as e:  # --help / --version
             return e.code if isinstance(e.code, int) else 0
         if not getattr(args, "command", None):
-            raise CliError("missing command: choose one of encode, decode, count, encodings, demo (see 'tokenmill --help')")
+            raise CliError("missing command: choose one of encode, decode, count, encodings, demo, train (see 'tokenmill --help')")
         return args.func(args)
     except CliError as e:
         return _fail(str(e))

@@ -22,7 +22,7 @@ import time
 from typing import Any, Iterable, Sequence
 
 from . import _core
-from ._progress import Progress, human_bytes, human_seconds
+from ._progress import Progress
 from .encoding import Encoding, _default_threads
 from .errors import PatternError, SpecialTokenError, TrainingError
 
@@ -240,11 +240,4 @@ def train_bpe(
         "seconds_counting": round(t_count, 3),
     }
     enc = Encoding(name or f"bpe-{vocab_size}", regex, ranks, special_ids, _training=info)
-    if progress and sys.stderr.isatty():
-        bpt = info["bytes_per_token"]
-        print(
-            f"trained {enc.n_vocab:,} tokens in {human_seconds(info['seconds'])} on {human_bytes(text_bytes)}"
-            + (f"; {bpt:.3f} bytes per token" if bpt else ""),
-            file=sys.stderr,
-        )
     return enc
