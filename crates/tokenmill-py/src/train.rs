@@ -114,8 +114,9 @@ fn learned<'py>(py: Python<'py>, out: merge::MergeOutput) -> Learned<'py> {
     (merges, new, out.tokens_after)
 }
 
-/// Learns byte-level BPE merges on the counted pre-tokens. Words start as single bytes, or,
-/// with `base`, as `base` encodes them (its tokens are the starting symbols).
+/// Learns byte-level BPE merges on the counted pre-tokens, which are moved out of `counter`
+/// (it is empty afterwards, so its memory is free for the merge loop). Words start as
+/// single bytes, or, with `base`, as `base` encodes them (its tokens are the starting symbols).
 ///
 /// Returns `(merges as (left, right, id, count), new tokens as (id, bytes), tokens after)`.
 #[pyfunction]
@@ -140,16 +141,21 @@ pub fn train_bpe_merges<'py>(
                 (TokenSet::new(vocab.mergeable().into_iter().map(|(bytes, r)| (r, bytes)))?, Box::new(move |w: &[u8], out: &mut Vec<u32>| encode_piece(vocab, w, out)))
             }
         };
-        let (words, counts): (Vec<Vec<u32>>, Vec<u64>) = counter.with(|c| {
-            Ok(c.sorted()
-                .into_iter()
-                .map(|(w, n)| {
-                    let mut ids = Vec::with_capacity(w.len());
-                    start(w, &mut ids);
-                    (ids, n)
-                })
-                .unzip())
+        // The counts are moved out of the counter (which is left empty) and freed shard by
+        // shard while the words are built, so the two never coexist in full.
+        let counts_taken = counter.with(|c| {
+            let taken = std::mem::take(c);
+            (c.text_bytes, c.specials_seen) = (taken.text_bytes, taken.specials_seen);
+            Ok(taken)
         })?;
+        let (mut words, mut counts) = (Vec::with_capacity(counts_taken.len()), Vec::with_capacity(counts_taken.len()));
+        counts_taken.drain_each(|w, n| {
+            let mut ids = Vec::with_capacity(w.len());
+            start(w, &mut ids);
+            ids.shrink_to_fit();
+            words.push(ids);
+            counts.push(n);
+        });
         merge::train(words, &counts, &mut tokens, MergeConfig { n_new, min_frequency, next_id }, &control)
     })?;
     Ok(learned(py, out))

@@ -71,6 +71,17 @@ impl WordCounts {
         self.len() == 0
     }
 
+    /// Consumes the counts, calling `f(pre-token, count)` for each; each shard's memory is
+    /// freed as soon as it has been visited, so a caller building another structure from
+    /// the counts never holds both in full. The order is unspecified.
+    pub fn drain_each(self, mut f: impl FnMut(&[u8], u64)) {
+        for shard in self.shards {
+            for (w, c) in shard {
+                f(&w, c);
+            }
+        }
+    }
+
     /// All `(pre-token, count)` pairs, sorted by bytes (a deterministic order).
     pub fn sorted(&self) -> Vec<(&[u8], u64)> {
         let mut v: Vec<(&[u8], u64)> = self.shards.iter().flat_map(|s| s.iter().map(|(k, &c)| (&k[..], c))).collect();

@@ -220,14 +220,22 @@ pub fn train(
             *e = v.max(0) as u64;
             if *e == 0 {
                 pair_counts.remove(&p);
+                where_.remove(&p);
             } else if d > 0 {
                 heap.push((*e, Reverse(p)));
             }
         }
         for (p, ws) in grown.drain() {
-            where_.entry(p).or_default().extend(ws);
+            if pair_counts.contains_key(&p) {
+                where_.entry(p).or_default().extend(ws);
+            }
         }
         pair_counts.remove(&pair);
+        // Stale entries pile up (one push per grown pair per merge); rebuilding from the live
+        // counts when they dominate keeps the heap's memory proportional to the live pairs.
+        if heap.len() > 2 * pair_counts.len() + 4096 {
+            heap = pair_counts.iter().map(|(&p, &c)| (c, Reverse(p))).collect();
+        }
         control.merges_done.fetch_add(1, Ordering::Relaxed);
     }
     out.tokens_after = words.iter().zip(counts).map(|(w, &c)| w.len() as u64 * c).sum();
@@ -243,32 +251,33 @@ pub fn train(
 /// comes, unless another occurrence starts at `i+2` (its own left side handles that pair).
 pub fn merge_word(ids: &mut Vec<u32>, a: u32, b: u32, new: u32, mut delta: impl FnMut(Pair, i64)) {
     let n = ids.len();
-    if n < 2 {
-        return;
-    }
-    let old = std::mem::take(ids);
-    let mut out = Vec::with_capacity(n);
-    let occurs = |i: usize| i + 1 < n && old[i] == a && old[i + 1] == b;
-    let mut i = 0;
+    // In place: the write index `j` never passes the read index `i`, so everything read at
+    // or after `i` is still the old word; `prev` keeps the old value at `i - 1`.
+    let (mut i, mut j, mut prev) = (0, 0, 0u32);
     while i < n {
-        if occurs(i) {
+        let cur = ids[i];
+        if i + 1 < n && cur == a && ids[i + 1] == b {
             delta((a, b), -1);
             if i > 0 {
-                delta((old[i - 1], a), -1);
-                delta((*out.last().unwrap_or(&old[i - 1]), new), 1);
+                delta((prev, a), -1);
+                delta((ids[j - 1], new), 1);
             }
-            if i + 2 < n && !occurs(i + 2) {
-                delta((b, old[i + 2]), -1);
-                delta((new, old[i + 2]), 1);
+            let next_occurs = i + 3 < n && ids[i + 2] == a && ids[i + 3] == b;
+            if i + 2 < n && !next_occurs {
+                delta((b, ids[i + 2]), -1);
+                delta((new, ids[i + 2]), 1);
             }
-            out.push(new);
+            ids[j] = new;
+            prev = b;
             i += 2;
         } else {
-            out.push(old[i]);
+            ids[j] = cur;
+            prev = cur;
             i += 1;
         }
+        j += 1;
     }
-    *ids = out;
+    ids.truncate(j);
 }
 
 #[cfg(test)]
