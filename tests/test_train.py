@@ -220,7 +220,6 @@ def test_files_and_bad_files(tmp_path):
     lines.write_text('{"text": "ok"}\n{"body": "no text field"}\n', encoding="utf-8")
     with pytest.raises(tokenmill.CorpusError, match=r"bad\.jsonl:2.*text"):
         tokenmill.train_bpe([lines], 300, progress=False)
-    tokenmill.train_bpe([lines], 300, progress=False, text_field="body") if False else None
 
 
 @pytest.mark.parametrize(
@@ -245,3 +244,15 @@ def test_lone_surrogates():
         tokenmill.train_bpe([doc], 300, progress=False)
     enc = tokenmill.train_bpe([doc], 300, progress=False, errors="replace")
     assert enc.encode(doc) == enc.encode(doc.replace("\ud800", "\ufffd").replace("\udfff", "\ufffd"))
+
+
+def test_parquet_and_jsonl_equal_the_documents(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    docs = [p for p in _verdict().split("\n\n") if p]
+    pq.write_table(pa.table({"body": docs}), tmp_path / "d.parquet")
+    (tmp_path / "d.jsonl").write_text("\n".join(json.dumps({"body": d}) for d in docs), encoding="utf-8")
+    want = tokenmill.train_bpe(docs, 400, progress=False)._mergeable_ranks
+    assert tokenmill.train_bpe([tmp_path / "d.parquet"], 400, progress=False, text_field="body")._mergeable_ranks == want
+    assert tokenmill.train_bpe([tmp_path / "d.jsonl"], 400, progress=False, text_field="body")._mergeable_ranks == want

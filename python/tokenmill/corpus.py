@@ -153,18 +153,7 @@ def safe_cut(text: str, start: int = 0) -> int:
     >>> safe_cut("   \\n\\n  ")
     -1
     """
-    hi = len(text)
-    window = 4096
-    while hi > start:
-        lo = max(start, hi - window)
-        best = -1
-        for best in iter_cut_points(text, lo, hi):
-            pass
-        if best >= 0:
-            return best
-        hi = lo
-        window *= 2
-    return -1
+    return _last_point(iter_cut_points, text, start, len(text))
 
 
 def iter_cut_points(text: str, start: int = 0, end: int | None = None) -> Iterator[int]:

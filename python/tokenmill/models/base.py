@@ -37,6 +37,7 @@ import json
 import operator
 import os
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Sequence, Union, cast
@@ -184,7 +185,9 @@ def _special_list(special_tokens: object) -> tuple[str, ...]:
     return tuple(first)
 
 
-def _check_train_args(vocab_size: object, min_frequency: object) -> None:
+def _train_args(special_tokens: object, vocab_size: object, min_frequency: object) -> tuple[str, ...]:
+    """Checks the arguments every ``train`` takes; returns `special_tokens` as a tuple."""
+    specials = _special_list(special_tokens)
     if vocab_size is not None:
         if not _is_int(vocab_size):
             raise TypeError(f"vocab_size must be an int or None, got {type(vocab_size).__name__}")
@@ -194,6 +197,7 @@ def _check_train_args(vocab_size: object, min_frequency: object) -> None:
         raise TypeError(f"min_frequency must be an int, got {type(min_frequency).__name__}")
     if min_frequency < 0:  # type: ignore[operator]
         raise TrainingError(f"min_frequency={min_frequency} is negative; pass 1 (the default) to keep everything")
+    return specials
 
 
 def _special_splitter(specials: Iterable[str]) -> Callable[[str], list[tuple[str, bool]]]:
@@ -217,6 +221,60 @@ def _special_splitter(specials: Iterable[str]) -> Callable[[str], list[tuple[str
         return out
 
     return split
+
+
+def _count_items(
+    corpus: object, specials: Sequence[str], items_of: Callable[[str], Iterable[str]]
+) -> tuple[Counter[str], int]:
+    """Counts ``items_of(segment)`` over the text of `corpus` between the special tokens.
+
+    Returns ``(counts, number of documents)``. The special tokens are cut out before
+    `items_of` sees the text, so no item is ever the text of a special token.
+    """
+    split = _special_splitter(specials)
+    counts: Counter[str] = Counter()
+    n_docs = 0
+    for doc in _documents(corpus):
+        n_docs += 1
+        for seg, special in split(doc):
+            if not special:
+                counts.update(items_of(seg))
+    return counts, n_docs
+
+
+def _select_vocab(
+    counts: Mapping[str, int], specials: Sequence[str], vocab_size: int | None, min_frequency: int, noun: str
+) -> tuple[dict[str, int], dict[str, int]]:
+    """The vocabulary of a char- or word-level ``train``: ``(vocab, special_tokens)``.
+
+    Keeps the items of `counts` seen `min_frequency` times and, if `vocab_size` leaves less
+    room, only the most frequent (ties by text); ids go to them in sorted order, then to the
+    special tokens. `noun` (``"character"``, ``"word"``) names an item in the errors.
+    """
+    kept = [t for t, c in counts.items() if c >= min_frequency]
+    if not kept:
+        raise TrainingError(f"no {noun} occurs at least min_frequency={min_frequency} times; lower min_frequency")
+    if vocab_size is not None:
+        room = vocab_size - len(specials)
+        if room < 1:
+            raise TrainingError(
+                f"vocab_size={vocab_size} is too small: {_n(len(specials), 'special token')} fill it, leaving no room for a {noun}; "
+                f"pass vocab_size >= {len(specials) + 1}"
+            )
+        if len(kept) > room:
+            kept = sorted(kept, key=lambda t: (-counts[t], t))[:room]
+    if len(kept) < len(counts) and UNK not in specials:
+        raise TrainingError(
+            f"{len(counts) - len(kept)} {noun}s of the corpus are left out (vocab_size / min_frequency) and there is "
+            f"no {UNK!r} special token to encode them; add {UNK!r} to special_tokens"
+        )
+    tokens = sorted(kept)
+    return {t: i for i, t in enumerate(tokens)}, {s: len(tokens) + i for i, s in enumerate(specials)}
+
+
+def _training_record(vocab_size: int | None, min_frequency: int, n_docs: int, **counts: int) -> dict[str, Any]:
+    """The ``training`` metadata of a ``train`` call: its arguments, then corpus counts."""
+    return {"vocab_size": vocab_size, "min_frequency": min_frequency, "documents": n_docs, **counts}
 
 
 def _dumps(obj: Any, ensure_ascii: bool, level: int = 0) -> str:
@@ -488,7 +546,7 @@ class Tokenizer(abc.ABC):
             text: The text.
 
         Returns:
-            Token ids.
+            Token ids; special-token text is encoded like any other text.
 
         >>> from tokenmill.models import CharLevel
         >>> CharLevel.train(["<|>"]).encode_ordinary("<|unk|>")
@@ -583,6 +641,20 @@ class Tokenizer(abc.ABC):
         if not 0 <= i < len(self._tokens) or isinstance(id, bool):
             raise TokenIdError(id, position, len(self._tokens))
         return i
+
+    def _token_ids(self, items: Iterable[str], unknown: Callable[[int, str], str]) -> list[int]:
+        """The ids of `items` as ordinary tokens; one that is not becomes the unknown token, or
+        without one raises `UnknownTokenError` with the message ``unknown(index, item)``."""
+        vocab, specials, unk = self._vocab, self._special_ids, self._unk_id
+        out: list[int] = []
+        for k, t in enumerate(items):
+            i = vocab.get(t)
+            if i is None or i in specials:
+                if unk is None:
+                    raise _unknown_token(t, unknown(k, t))
+                i = unk
+            out.append(i)
+        return out
 
     def _token_strings(self, ids: Iterable[int]) -> list[str]:
         """The token text of every id, with errors that give the position of a bad id."""

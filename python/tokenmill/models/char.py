@@ -13,12 +13,11 @@ Unicode or read files.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import TrainingError, VocabFormatError
-from .base import UNK, _n, Tokenizer, _check_keys, _check_train_args, _documents, _field, _special_list, _special_splitter, _unknown_token
+from .base import UNK, _n, Tokenizer, _check_keys, _count_items, _field, _select_vocab, _train_args, _training_record
 
 __all__ = ["CharLevel"]
 
@@ -60,12 +59,7 @@ class CharLevel(Tokenizer):
 
     @classmethod
     def train(
-        cls,
-        corpus: Iterable[str],
-        vocab_size: int | None = None,
-        *,
-        special_tokens: Iterable[str] = (UNK,),
-        min_frequency: int = 1,
+        cls, corpus: Iterable[str], vocab_size: int | None = None, *, special_tokens: Iterable[str] = (UNK,), min_frequency: int = 1
     ) -> CharLevel:
         """Builds the vocabulary from the characters of `corpus`.
 
@@ -86,66 +80,16 @@ class CharLevel(Tokenizer):
         >>> CharLevel.train(["hello"], 3).vocab
         {'e': 0, 'l': 1, '<|unk|>': 2}
         """
-        specials = _special_list(special_tokens)
-        _check_train_args(vocab_size, min_frequency)
-        split = _special_splitter(specials)
-        counts: Counter[str] = Counter()
-        n_docs = 0
-        for doc in _documents(corpus):
-            n_docs += 1
-            for seg, special in split(doc):
-                if not special:
-                    counts.update(seg)
-        for s in specials:  # a one-character special token is never also a character token
-            counts.pop(s, None)
+        specials = _train_args(special_tokens, vocab_size, min_frequency)
+        counts, n_docs = _count_items(corpus, specials, iter)  # the items of a text are its characters
         if not counts:
             raise TrainingError(f"the corpus has no characters ({_n(n_docs, 'document')}, all empty); pass non-empty documents")
-        kept = [c for c, n in counts.items() if n >= min_frequency]
-        if not kept:
-            raise TrainingError(f"no character occurs at least min_frequency={min_frequency} times; lower min_frequency")
-        if vocab_size is not None:
-            room = vocab_size - len(specials)
-            if room < 1:
-                raise TrainingError(
-                    f"vocab_size={vocab_size} is too small: {_n(len(specials), 'special token')} fill it, leaving no room for a character; "
-                    f"pass vocab_size >= {len(specials) + 1}"
-                )
-            if len(kept) > room:
-                kept = sorted(kept, key=lambda c: (-counts[c], c))[:room]
-        if len(kept) < len(counts) and UNK not in specials:
-            raise TrainingError(
-                f"{len(counts) - len(kept)} characters of the corpus are left out (vocab_size / min_frequency) and there "
-                f"is no {UNK!r} special token to encode them; add {UNK!r} to special_tokens"
-            )
-        chars = sorted(kept)
-        training = {
-            "vocab_size": vocab_size,
-            "min_frequency": min_frequency,
-            "documents": n_docs,
-            "characters": sum(counts.values()),
-        }
-        return cls(
-            {c: i for i, c in enumerate(chars)},
-            {s: len(chars) + i for i, s in enumerate(specials)},
-            unk_token=UNK if UNK in specials else None,
-            training=training,
-        )
+        vocab, special_ids = _select_vocab(counts, specials, vocab_size, min_frequency, "character")
+        training = _training_record(vocab_size, min_frequency, n_docs, characters=sum(counts.values()))
+        return cls(vocab, special_ids, unk_token=UNK if UNK in specials else None, training=training)
 
     def _encode_segment(self, text: str) -> list[int]:
-        vocab, specials, unk = self._vocab, self._special_ids, self._unk_id
-        out: list[int] = []
-        for k, ch in enumerate(text):
-            i = vocab.get(ch)
-            if i is None or i in specials:
-                if unk is None:
-                    raise _unknown_token(
-                        ch,
-                        f"character {ch!r} (U+{ord(ch):04X}, at index {k} of the text segment) is not in the vocabulary; "
-                        f"train with {UNK!r} among special_tokens to map unknown characters to it",
-                    )
-                i = unk
-            out.append(i)
-        return out
+        return self._token_ids(text, _unknown_character)
 
     def decode(self, ids: Iterable[int]) -> str:
         """The concatenation of the tokens (special tokens as their text).
@@ -174,3 +118,10 @@ class CharLevel(Tokenizer):
         obj = cls.__new__(cls)
         obj._init(vocab, special_tokens, unk, training, w)
         return obj
+
+
+def _unknown_character(k: int, ch: str) -> str:
+    return (
+        f"character {ch!r} (U+{ord(ch):04X}, at index {k} of the text segment) is not in the vocabulary; "
+        f"train with {UNK!r} among special_tokens to map unknown characters to it"
+    )

@@ -32,12 +32,11 @@ from __future__ import annotations
 
 import re
 import sys
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import TrainingError, VocabFormatError
-from .base import UNK, _n, Tokenizer, _check_keys, _check_train_args, _compile, _documents, _field, _show, _special_list, _special_splitter, _unknown_token
+from .base import UNK, _n, Tokenizer, _check_keys, _compile, _count_items, _field, _show, _train_args, _training_record
 
 __all__ = ["ClassicBPE", "DEFAULT_PATTERN", "END_OF_WORD"]
 
@@ -173,19 +172,11 @@ class ClassicBPE(Tokenizer):
         >>> tok.encode("newest")
         [5, 2, 10, 13]
         """
-        specials = _special_list(special_tokens)
-        _check_train_args(vocab_size, min_frequency)
+        specials = _train_args(special_tokens, vocab_size, min_frequency)
         if not isinstance(end_of_word, str) or not end_of_word:
             raise TypeError(f"end_of_word must be a non-empty str, got {_show(end_of_word)}")
         rx = _compile(pattern)
-        split = _special_splitter(specials)
-        counts: Counter[str] = Counter()
-        n_docs = 0
-        for doc in _documents(corpus):
-            n_docs += 1
-            for seg, special in split(doc):
-                if not special:
-                    counts.update(m.group() for m in rx.finditer(seg) if m.group())
+        counts, n_docs = _count_items(corpus, specials, lambda seg: (m.group() for m in rx.finditer(seg) if m.group()))
         if not counts:
             raise TrainingError(
                 f"the corpus has no words ({_n(n_docs, 'document')}; pattern {pattern!r} matched nothing outside special tokens); "
@@ -211,13 +202,7 @@ class ClassicBPE(Tokenizer):
             strings.setdefault(new, strings[a] + strings[b])
         vocab = {s: i for i, s in enumerate(specials)}
         vocab.update((strings[i], i) for i in sorted(strings))
-        training = {
-            "vocab_size": vocab_size,
-            "min_frequency": min_frequency,
-            "documents": n_docs,
-            "words": sum(counts.values()),
-            "unique_words": len(counts),
-        }
+        training = _training_record(vocab_size, min_frequency, n_docs, words=sum(counts.values()), unique_words=len(counts))
         return cls(
             vocab,
             [(strings[a], strings[b]) for a, b, _ in merges],
@@ -288,22 +273,16 @@ class ClassicBPE(Tokenizer):
         return out
 
     def _bpe(self, word: str) -> tuple[int, ...]:
-        vocab, specials, unk = self._vocab, self._special_ids, self._unk_id
         syms = _symbols(word, self._eow)
-        ids: list[int] = []
-        for k, s in enumerate(syms):
-            i = vocab.get(s)
-            if i is None or i in specials:
-                if unk is None:
-                    ch = word[k]
-                    where = " at the end of" if k == len(syms) - 1 else " in"
-                    raise _unknown_token(
-                        s,
-                        f"character {ch!r}{where} word {_show(word)} (symbol {s!r}) is not in the vocabulary; "
-                        f"train with {UNK!r} among special_tokens to map unknown characters to it",
-                    )
-                i = unk
-            ids.append(i)
+
+        def unknown(k: int, s: str) -> str:
+            where = " at the end of" if k == len(syms) - 1 else " in"
+            return (
+                f"character {word[k]!r}{where} word {_show(word)} (symbol {s!r}) is not in the vocabulary; "
+                f"train with {UNK!r} among special_tokens to map unknown characters to it"
+            )
+
+        ids = self._token_ids(syms, unknown)
         ranks = self._ranks
         while len(ids) > 1:
             best = None

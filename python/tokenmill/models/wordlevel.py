@@ -20,12 +20,11 @@ This module does not lowercase, normalize Unicode, or read files.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import TrainingError
-from .base import EOT, UNK, _n, Tokenizer, _check_keys, _check_train_args, _compile, _documents, _field, _show, _special_list, _special_splitter, _unknown_token
+from .base import EOT, UNK, _n, Tokenizer, _check_keys, _compile, _count_items, _field, _select_vocab, _show, _train_args, _training_record
 
 __all__ = ["WordLevel", "DEFAULT_PATTERN"]
 
@@ -104,49 +103,14 @@ class WordLevel(Tokenizer):
         >>> WordLevel.train(["the cat, the hat."], 3, special_tokens=["<|unk|>"]).vocab
         {',': 0, 'the': 1, '<|unk|>': 2}
         """
-        specials = _special_list(special_tokens)
-        _check_train_args(vocab_size, min_frequency)
+        specials = _train_args(special_tokens, vocab_size, min_frequency)
         rx = _compile(pattern)
-        split = _special_splitter(specials)
-        counts: Counter[str] = Counter()
-        n_docs = 0
-        for doc in _documents(corpus):
-            n_docs += 1
-            for seg, special in split(doc):
-                if not special:
-                    counts.update(_split(rx, seg))
-        for s in specials:  # a special token is never also a word
-            counts.pop(s, None)
+        counts, n_docs = _count_items(corpus, specials, lambda seg: _split(rx, seg))
         if not counts:
             raise TrainingError(f"the corpus has no words ({_n(n_docs, 'document')}, all empty or whitespace); pass non-empty documents")
-        kept = [w for w, c in counts.items() if c >= min_frequency]
-        if not kept:
-            raise TrainingError(f"no word occurs at least min_frequency={min_frequency} times; lower min_frequency")
-        if vocab_size is not None:
-            room = vocab_size - len(specials)
-            if room < 1:
-                raise TrainingError(
-                    f"vocab_size={vocab_size} is too small: {_n(len(specials), 'special token')} fill it, leaving no room for a word; "
-                    f"pass vocab_size >= {len(specials) + 1}"
-                )
-            if len(kept) > room:
-                kept = sorted(kept, key=lambda w: (-counts[w], w))[:room]
-        if len(kept) < len(counts) and UNK not in specials:
-            raise TrainingError(
-                f"{len(counts) - len(kept)} words of the corpus are left out (vocab_size / min_frequency) and there is "
-                f"no {UNK!r} special token to encode them; add {UNK!r} to special_tokens"
-            )
-        words = sorted(kept)
-        vocab = {w: i for i, w in enumerate(words)}
-        specials_map = {s: len(words) + i for i, s in enumerate(specials)}
-        training = {
-            "vocab_size": vocab_size,
-            "min_frequency": min_frequency,
-            "documents": n_docs,
-            "words": sum(counts.values()),
-            "unique_words": len(counts),
-        }
-        return cls(vocab, specials_map, pattern=pattern, unk_token=UNK if UNK in specials else None, training=training)
+        vocab, special_ids = _select_vocab(counts, specials, vocab_size, min_frequency, "word")
+        training = _training_record(vocab_size, min_frequency, n_docs, words=sum(counts.values()), unique_words=len(counts))
+        return cls(vocab, special_ids, pattern=pattern, unk_token=UNK if UNK in specials else None, training=training)
 
     @property
     def pattern(self) -> str:
@@ -172,18 +136,7 @@ class WordLevel(Tokenizer):
         return _split(self._pattern_re, text)
 
     def _encode_segment(self, text: str) -> list[int]:
-        vocab, specials, unk = self._vocab, self._special_ids, self._unk_id
-        out: list[int] = []
-        for w in _split(self._pattern_re, text):
-            i = vocab.get(w)
-            if i is None or i in specials:
-                if unk is None:
-                    raise _unknown_token(
-                        w, f"word {_show(w)} is not in the vocabulary; train with {UNK!r} among special_tokens to map unknown words to it"
-                    )
-                i = unk
-            out.append(i)
-        return out
+        return self._token_ids(_split(self._pattern_re, text), _unknown_word)
 
     def decode(self, ids: Iterable[int]) -> str:
         """Tokens joined by spaces, without a space before ``, . ? ! " ( ) '``.
@@ -218,3 +171,7 @@ class WordLevel(Tokenizer):
 def _split(rx: re.Pattern, text: str) -> list[str]:
     # re.split keeps the captured separators; whitespace items strip to "" and are dropped.
     return [s for s in (item.strip() for item in rx.split(text) if item) if s]
+
+
+def _unknown_word(k: int, w: str) -> str:
+    return f"word {_show(w)} is not in the vocabulary; train with {UNK!r} among special_tokens to map unknown words to it"
