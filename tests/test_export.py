@@ -4,6 +4,7 @@ and tokenmill's own format round-trips and rejects bad files with the field name
 from __future__ import annotations
 
 import functools
+import os
 import gzip
 import json
 
@@ -183,3 +184,12 @@ def test_native_not_json(tmp_path):
 def test_export_unknown_format(tmp_path):
     with pytest.raises(ValueError, match="unknown export format"):
         tokenmill.get_encoding("gpt2").export("sentencepiece", tmp_path / "x")
+
+
+def test_saved_files_get_the_usual_permissions(tmp_path):
+    # The atomic write goes through a private temporary file; the result must not stay 0600.
+    enc = tokenmill.get_encoding("gpt2")
+    enc.save(tmp_path / "t.json")
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert (tmp_path / "t.json").stat().st_mode & 0o777 == 0o666 & ~mask

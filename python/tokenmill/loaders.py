@@ -106,6 +106,12 @@ def dump_tiktoken_bpe(bpe_ranks: dict[bytes, int], path: PathLike) -> None:
     atomic_write_bytes(path, _core.dump_tiktoken(items))
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: PathLike, data: bytes) -> None:
     """Writes `data` to `path` so that readers see the old file or the whole new one, never a
     partial one: temporary file in the same directory, fsync, rename, fsync the directory."""
@@ -113,6 +119,8 @@ def atomic_write_bytes(path: PathLike, data: bytes) -> None:
     directory = path.parent if str(path.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
+        # mkstemp makes the file private (0600); give it the mode a plain open() would.
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
