@@ -37,13 +37,32 @@ words_st = st.dictionaries(
 
 
 @settings(max_examples=hyp_examples(300), deadline=None)
-@given(words_st, st.integers(0, 40), st.integers(0, 3))
-def test_merge_loop_matches_reference(words, n_new, min_frequency):
+@given(words_st, st.integers(0, 40), st.integers(0, 3), st.sampled_from([None, 0, 3]))
+def test_merge_loop_matches_reference(words, n_new, min_frequency, long_word):
+    # long_word=0 or 3 sends all or most words through the position-index path.
     want, want_words = train_merges(dict(words), dict(BYTES), n_new, min_frequency, 256)
-    merges, new, after = _core.train_merges([(list(w), c) for w, c in words.items()], list(BYTES.items()), n_new, min_frequency, 256)
+    merges, new, after = _core.train_merges(
+        [(list(w), c) for w, c in words.items()], list(BYTES.items()), n_new, min_frequency, 256, long_word=long_word
+    )
     assert [(a, b, i) for a, b, i, _ in merges] == want
     assert after == sum(len(w) * c for w, c in want_words.items())
     assert all(tid >= 256 for tid, _ in new) and len(new) <= n_new
+
+
+def test_long_random_word_trains_in_linear_time():
+    # One pre-token of 2 million random letters: each merge must cost what it changes, not
+    # the word's length (that would be ~4e10 steps here).
+    import random
+    import time
+
+    rng = random.Random(0)
+    doc = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(2_000_000))
+    t = time.perf_counter()
+    enc = tokenmill.train_bpe([doc], 20_000, progress=False)
+    assert time.perf_counter() - t < 60
+    assert enc.n_vocab == 20_000 and enc.decode(enc.encode(doc[:5000])) == doc[:5000]
+    small = [doc[:3000]]
+    assert tokenmill.train_bpe(small, 600, progress=False)._mergeable_ranks == train_bpe_reference(small, 344, resolve_pattern("cl100k"))
 
 
 def test_merge_reuses_existing_bytes():

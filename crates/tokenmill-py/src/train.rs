@@ -156,18 +156,19 @@ pub fn train_bpe_merges<'py>(
             words.push(ids);
             counts.push(n);
         });
-        merge::train(words, &counts, &mut tokens, MergeConfig { n_new, min_frequency, next_id }, &control)
+        merge::train(words, &counts, &mut tokens, MergeConfig { n_new, min_frequency, next_id, long_word: merge::LONG_WORD }, &control)
     })?;
     Ok(learned(py, out))
 }
 
 /// The merge loop on explicit words: `words` as `(symbol ids, count)`, `tokens` as
 /// `(id, bytes)` for every symbol. The same rule as `train_bpe_merges` (used by classic BPE
-/// and by the tests against the reference).
+/// and by the tests against the reference). `long_word` sets the length above which words
+/// use the position index (tests set it low to check that path against the reference).
 ///
 /// Returns `(merges, new tokens, tokens after)` like `train_bpe_merges`.
 #[pyfunction]
-#[pyo3(signature = (words, tokens, n_new, min_frequency=1, next_id=None, control=None))]
+#[pyo3(signature = (words, tokens, n_new, min_frequency=1, next_id=None, control=None, long_word=None))]
 pub fn train_merges<'py>(
     py: Python<'py>,
     words: Vec<(Vec<u32>, u64)>,
@@ -176,8 +177,10 @@ pub fn train_merges<'py>(
     min_frequency: u64,
     next_id: Option<u32>,
     control: Option<&Bound<'py, TrainControl>>,
+    long_word: Option<usize>,
 ) -> PyResult<Learned<'py>> {
     let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
+    let long_word = long_word.unwrap_or(merge::LONG_WORD);
     let next_id = match next_id {
         Some(n) => n,
         None => tokens.iter().map(|(id, _)| *id).max().map_or(0, |m| m.saturating_add(1)),
@@ -185,7 +188,7 @@ pub fn train_merges<'py>(
     let out = run(py, || {
         let mut set = TokenSet::new(tokens)?;
         let (w, c): (Vec<Vec<u32>>, Vec<u64>) = words.into_iter().unzip();
-        merge::train(w, &c, &mut set, MergeConfig { n_new, min_frequency, next_id }, &control)
+        merge::train(w, &c, &mut set, MergeConfig { n_new, min_frequency, next_id, long_word }, &control)
     })?;
     Ok(learned(py, out))
 }

@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use rustc_hash::FxHashMap;
 
 use crate::error::CoreError;
+use crate::train::long_word::LongWord;
 
 type Pair = (u32, u32);
 
@@ -88,6 +89,27 @@ pub struct MergeConfig {
     pub min_frequency: u64,
     /// The id of the first new token; the following ones count up from it.
     pub next_id: u32,
+    /// Words longer than this many symbols are merged through a position index
+    /// (`long_word`), so a merge costs what it changes, not the word's length.
+    pub long_word: usize,
+}
+
+/// The default `MergeConfig::long_word`.
+pub const LONG_WORD: usize = 256;
+
+/// A word of the merge loop: a plain vector, or a linked list with a pair index when long.
+enum Word {
+    Short(Vec<u32>),
+    Long(Box<LongWord>),
+}
+
+impl Word {
+    fn len(&self) -> usize {
+        match self {
+            Word::Short(w) => w.len(),
+            Word::Long(w) => w.len(),
+        }
+    }
 }
 
 /// Shared with the caller while training runs: progress to show and a flag to stop.
@@ -125,7 +147,7 @@ pub struct MergeOutput {
 /// Learns merges on `words` (symbol ids) weighted by `counts`; `tokens` is extended with the
 /// new tokens. See the module documentation for the rule.
 pub fn train(
-    mut words: Vec<Vec<u32>>,
+    words: Vec<Vec<u32>>,
     counts: &[u64],
     tokens: &mut TokenSet,
     config: MergeConfig,
@@ -158,6 +180,10 @@ pub fn train(
         }
     }
     let mut heap: BinaryHeap<(u64, Reverse<Pair>)> = pair_counts.iter().map(|(&p, &c)| (c, Reverse(p))).collect();
+    let mut words: Vec<Word> = words
+        .into_iter()
+        .map(|w| if w.len() > config.long_word { Word::Long(Box::new(LongWord::new(w))) } else { Word::Short(w) })
+        .collect();
 
     let mut out = MergeOutput::default();
     let mut next_id = config.next_id;
@@ -203,7 +229,7 @@ pub fn train(
         list.dedup();
         for &wi in &list {
             let c = counts[wi as usize] as i128;
-            merge_word(&mut words[wi as usize], a, b, id, |p, d| {
+            let record = |p: Pair, d: i64| {
                 *deltas.entry(p).or_insert(0) += d as i128 * c;
                 if d > 0 {
                     let l = grown.entry(p).or_default();
@@ -211,7 +237,11 @@ pub fn train(
                         l.push(wi);
                     }
                 }
-            });
+            };
+            match &mut words[wi as usize] {
+                Word::Short(w) => merge_word(w, a, b, id, record),
+                Word::Long(w) => w.merge(a, b, id, record),
+            }
         }
         for (p, d) in deltas.drain() {
             let e = pair_counts.entry(p).or_insert(0);
@@ -316,7 +346,7 @@ mod tests {
     fn reuses_existing_bytes_and_breaks_ties_by_smallest_pair() {
         let mut tokens = TokenSet::new((0..256u32).map(|i| (i, vec![i as u8]))).unwrap();
         let words = vec![b"abab".iter().map(|&x| x as u32).collect(), b"cd".iter().map(|&x| x as u32).collect()];
-        let out = train(words, &[3, 6], &mut tokens, MergeConfig { n_new: 3, min_frequency: 1, next_id: 256 }, &Control::default()).unwrap();
+        let out = train(words, &[3, 6], &mut tokens, MergeConfig { n_new: 3, min_frequency: 1, next_id: 256, long_word: LONG_WORD }, &Control::default()).unwrap();
         // (a,b)=6 and (c,d)=6 tie: (97,98) < (99,100).
         assert_eq!(out.merges[0], Merge { left: 97, right: 98, id: 256, count: 6 });
         assert_eq!(out.merges[1], Merge { left: 99, right: 100, id: 257, count: 6 });

@@ -5,4 +5,5 @@
 //! continuing from a base encoding, file formats) stays in Python.
 
 pub mod count;
+pub mod long_word;
 pub mod merge;
