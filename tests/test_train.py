@@ -275,3 +275,23 @@ def test_parquet_and_jsonl_equal_the_documents(tmp_path):
     want = tokenmill.train_bpe(docs, 400, progress=False)._mergeable_ranks
     assert tokenmill.train_bpe([tmp_path / "d.parquet"], 400, progress=False, text_field="body")._mergeable_ranks == want
     assert tokenmill.train_bpe([tmp_path / "d.jsonl"], 400, progress=False, text_field="body")._mergeable_ranks == want
+
+
+@pytest.mark.parametrize("pattern", ["cl100k", "gpt2"])
+def test_same_merges_as_rustbpe(pattern):
+    # rustbpe (karpathy's nanochat trainer, an independent implementation) uses the same merge
+    # rule and tie-break: on real text both must learn exactly the same vocabulary.
+    import rustbpe
+
+    docs = [_botchan(), _verdict()]
+    with gzip.open(shared_data() / "corpus" / "debian-handbook.fr-FR.txt.gz", "rt", encoding="utf-8") as f:
+        docs.append(f.read(600_000))
+    with gzip.open(shared_data() / "corpus" / "debian-handbook.ja-JP.txt.gz", "rt", encoding="utf-8") as f:
+        docs.append(f.read(200_000))
+    peer = rustbpe.Tokenizer()
+    peer.train_from_iterator(iter(docs), 3000, pattern=resolve_pattern(pattern))
+    theirs = peer.get_mergeable_ranks()
+    theirs = dict(theirs) if not isinstance(theirs, dict) else theirs
+    theirs = {bytes(k): v for k, v in theirs.items()}
+    mine = tokenmill.train_bpe(docs, 3000, pattern=pattern, progress=False, num_threads=2)._mergeable_ranks
+    assert mine == theirs
