@@ -123,8 +123,34 @@ pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scrat
     if piece.len() <= LONG_THRESHOLD {
         merge_small(vocab, piece, out, scratch)
     } else {
-        merge_long(vocab, piece, out, scratch)
+        let mut start = 0;
+        for cut in split_points(vocab, piece) {
+            merge_part(vocab, &piece[start..cut], out, scratch);
+            start = cut;
+        }
+        merge_part(vocab, &piece[start..], out, scratch);
     }
+}
+
+/// Merges one part of a long piece, from bytes (never a whole-token lookup: that rule is for
+/// whole pieces only, and a part that is a token may still merge differently).
+fn merge_part(vocab: &Vocab, part: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) {
+    match part.len() {
+        0 => {}
+        1 => out.push(vocab.byte_rank(part[0])),
+        n if n <= LONG_THRESHOLD => merge_small(vocab, part, out, scratch),
+        _ => merge_long(vocab, part, out, scratch),
+    }
+}
+
+/// Offsets where a long piece falls apart into parts that merge independently: between two
+/// bytes that occur next to each other in no token (and at a character boundary). Why this
+/// is exact: a merge makes a token holding both joined parts' bytes, so a token spanning such
+/// a point would hold that byte pair; none does, so no merge ever crosses it, and merging
+/// each side alone (leftmost lowest rank within the side) makes the same merges. It keeps
+/// long pieces of varied text (random letters, say) fast: parts are short and cache-resident.
+pub fn split_points<'a>(vocab: &'a Vocab, piece: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    (1..piece.len()).filter(move |&i| piece[i] & 0xC0 != 0x80 && !vocab.joinable(piece[i - 1], piece[i]))
 }
 
 /// Flat-array merge for short pieces (tiktoken's algorithm shape): repeatedly find the

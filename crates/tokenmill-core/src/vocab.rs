@@ -32,6 +32,9 @@ pub struct Vocab {
     /// Rank of every two-byte token, indexed by `b0 << 8 | b1` (`Rank::MAX` if none): the
     /// first round of every merge looks up byte pairs, and a flat table beats hashing there.
     pair_ranks: Vec<Rank>,
+    /// Bit `b0 << 8 | b1` is set when the bytes `b0 b1` occur next to each other inside some
+    /// mergeable token: where they do not, no merge can ever join them (see `bpe::split_points`).
+    joinable: Vec<u64>,
     /// Rank of every single-byte token.
     byte_ranks: [Rank; 256],
     /// Per code point below U+10000: where its entry is in `char_infos`, if merging may start
@@ -139,7 +142,15 @@ impl Vocab {
         for (b, r) in byte_ranks.iter_mut().enumerate() {
             *r = short.get(table::pack(&[b as u8]).unwrap_or_default()).unwrap_or(Rank::MAX);
         }
-        let mut vocab = Vocab { short, long, arena, spans, special, n_mergeable, pair_ranks, byte_ranks, char_index: Vec::new(), char_infos: Vec::new() };
+        let mut vocab = Vocab { short, long, arena, spans, special, n_mergeable, pair_ranks, joinable: vec![0; 1 << 10], byte_ranks, char_index: Vec::new(), char_infos: Vec::new() };
+        let mut joinable = vec![0u64; 1 << 10];
+        for t in (0..vocab.spans.len() as Rank).filter_map(|r| vocab.mergeable_bytes(r)) {
+            for p in t.windows(2) {
+                let k = (p[0] as usize) << 8 | p[1] as usize;
+                joinable[k >> 6] |= 1 << (k & 63);
+            }
+        }
+        vocab.joinable = joinable;
         let tokens = (0..vocab.spans.len() as Rank).filter_map(|r| Some((vocab.mergeable_bytes(r)?, r)));
         (vocab.char_index, vocab.char_infos) = chars::safe_chars(tokens, |b| vocab.rank(b));
         Ok(vocab)
@@ -187,6 +198,13 @@ impl Vocab {
     #[inline]
     pub fn pair_rank(&self, a: u8, b: u8) -> Rank {
         self.pair_ranks[(a as usize) << 8 | b as usize]
+    }
+
+    /// True when the bytes `a b` occur next to each other inside some mergeable token.
+    #[inline]
+    pub fn joinable(&self, a: u8, b: u8) -> bool {
+        let k = (a as usize) << 8 | b as usize;
+        self.joinable[k >> 6] >> (k & 63) & 1 == 1
     }
 
     /// Bytes of token `id` (mergeable or special), or `None` for unknown ids.

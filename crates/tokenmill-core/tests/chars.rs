@@ -1,9 +1,10 @@
 //! Starting BPE from whole characters (`tokenmill_core::chars`) gives exactly the tokens of
 //! starting from bytes: checked on the real OpenAI vocabularies, on windows of real
 //! multilingual text taken at arbitrary byte offsets (so every kind of neighbour, broken
-//! characters included), and on random mixes of scripts.
+//! characters included), and on random mixes of scripts. Also: cutting long pieces where no
+//! token holds the two bytes side by side (`bpe::split_points`) changes nothing.
 
-use tokenmill_core::bpe::{encode_piece, merge_bytewise, merge_long, merge_long_scanning, merge_small};
+use tokenmill_core::bpe::{encode_piece, merge_bytewise, merge_long, merge_long_scanning, merge_small, split_points};
 use tokenmill_core::formats::tiktoken::parse;
 use tokenmill_core::Vocab;
 
@@ -112,4 +113,39 @@ fn malformed_bytes_and_empty_pieces() {
     // A long run of malformed bytes takes the long-piece paths.
     let junk: Vec<u8> = (0..5000u32).map(|i| [0xe6, 0x97, 0xa5, 0x80, 0xff, 0xc2][(i * 7 % 6) as usize]).collect();
     check(&v, &junk, "malformed run");
+}
+
+#[test]
+fn split_long_pieces_equal_byte_start() {
+    // Long pieces are cut between bytes that no token holds side by side, and the parts are
+    // merged alone; the result must be the whole piece's BPE. Random letters, digits, mixed
+    // scripts and token salad (many such points), and runs (none), for three vocabularies.
+    let mut rng = Rng(4242);
+    let alphabets: [&[u8]; 4] = [b"abcdefghijklmnopqrstuvwxyz", b"qxzjkvwQXZJ0123456789", b"aeiou \xc3\xa9\xe6\xbc\xa2", b"aaaaab"];
+    for name in ["o200k_base", "cl100k_base", "r50k_base"] {
+        let v = vocab(name);
+        let mut splits = 0;
+        let toks: Vec<Vec<u8>> = (0..2000u64).filter_map(|r| v.token_bytes(r * 37 % 50_000).map(|b| b.to_vec())).collect();
+        for round in 0..300 {
+            let len = 33 + rng.below(3000);
+            let piece: Vec<u8> = if round % 5 == 4 {
+                let mut p = Vec::new();
+                while p.len() < len {
+                    p.extend_from_slice(&toks[rng.below(toks.len())]);
+                }
+                p
+            } else {
+                let a = alphabets[round % 4];
+                (0..len).map(|_| a[rng.below(a.len())]).collect()
+            };
+            let (mut got, mut want) = (Vec::new(), Vec::new());
+            encode_piece(&v, &piece, &mut got);
+            merge_bytewise(&v, &piece, &mut want);
+            if v.rank(&piece).is_none() {
+                assert_eq!(got, want, "{name} round {round} piece {:?}", String::from_utf8_lossy(&piece));
+            }
+            splits += split_points(&v, &piece).count();
+        }
+        assert!(splits > 1000, "{name}: the test should exercise split pieces ({splits} points)");
+    }
 }
