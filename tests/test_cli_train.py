@@ -112,3 +112,15 @@ def test_ctrl_c_leaves_no_output(tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert list(out.parent.iterdir()) == []  # no output, no temporary file
+
+
+@pytest.mark.parametrize(
+    "fmt, name, message",
+    [("tiktoken", "tok.json", "another suffix"), ("gpt2", "file.txt", "is a directory"), ("tokenmill", "adir", "is a directory")],
+)
+def test_train_output_checked_before_training(fmt, name, message, tmp_path, capsys):
+    (tmp_path / "file.txt").write_text("x", encoding="utf-8")
+    (tmp_path / "adir").mkdir()
+    assert main(["train", "--sample", "--vocab-size", "300", "--format", fmt, "-o", str(tmp_path / name)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Trained" not in err

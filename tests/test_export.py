@@ -193,3 +193,42 @@ def test_saved_files_get_the_usual_permissions(tmp_path):
     mask = os.umask(0o022)
     os.umask(mask)
     assert (tmp_path / "t.json").stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+CUSTOM_PATTERNS = [
+    r"\w+|\s+|[^\w\s]+",
+    r"(?i:'s|'t)|[a-z]++|\d{1,2}+|\s+|.",
+    r"\s+$|\s+|\S+",
+    r"(?P<word>\pL+)|\pN|\s|[^\pL\pN\s]+",
+    r"^\s+|\w++| ?\W",
+]
+
+
+@functools.lru_cache(maxsize=None)
+def _custom(pattern: str):
+    enc = tokenmill.train_bpe([_texts()[0][:20_000], _texts()[1][:5_000]], 600, pattern=pattern, special_tokens=("<|e|>",), progress=False)
+    return enc, Tokenizer.from_str(json.dumps(tokenmill.formats.hf_tokenizer_dict(enc)))
+
+
+@settings(max_examples=hyp_examples(100), deadline=None)
+@given(st.sampled_from(CUSTOM_PATTERNS), st.text(alphabet="aB1 \n\t'é漢-.", max_size=60) | st.text(max_size=30))
+def test_hf_export_custom_patterns(pattern, text):
+    # Custom patterns go through hf_regex (possessives, anchors, named groups, \pL): HF's
+    # Oniguruma must split like tokenmill's fancy-regex, so the ids agree.
+    text = text.encode("utf-8", "replace").decode("utf-8")
+    enc, hf = _custom(pattern)
+    assert hf.encode(text, add_special_tokens=False).ids == enc.encode(text, allowed_special="all")
+
+
+@pytest.mark.parametrize("pattern", [r"(?m)^\w+|\s+|.", r"(?s).+", r"(?x) \w+ | \s+"])
+def test_hf_export_rejects_flags_it_cannot_express(pattern):
+    enc = tokenmill.train_bpe(["ab ab"], 257, pattern=pattern, progress=False)
+    with pytest.raises(tokenmill.VocabFormatError, match="flag"):
+        tokenmill.formats.hf_tokenizer_dict(enc)
+
+
+def test_hf_export_rejects_a_special_spelled_in_byte_symbols():
+    # "ĠĠĠ" reads as three spaces in GPT-2's byte symbols: HF would map "   " to the special.
+    enc = tokenmill.train_bpe(["a   b"], 260, special_tokens=("ĠĠĠ",), progress=False)
+    with pytest.raises(tokenmill.VocabFormatError, match="rename the special"):
+        tokenmill.formats.hf_tokenizer_dict(enc)

@@ -177,8 +177,7 @@ def test_base_standard_encoding():
 def test_verbose_logs_each_merge(capsys):
     tokenmill.train_bpe(["ee ee ee"], 258, progress=False, verbose=True)
     err = capsys.readouterr().err.splitlines()
-    assert err[0] == "merging (101, 101) into a new token 256 (3 occurrences)"
-    assert err[1] == "merging (32, 256) into a new token 257 (2 occurrences)"
+    assert err == ["merging (101, 101) into a new token 256", "merging (32, 256) into a new token 257"]
 
 
 @pytest.mark.parametrize(

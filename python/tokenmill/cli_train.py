@@ -129,6 +129,15 @@ def run(args) -> int:
         raise CliError("--base is for --model bpe")
     if not out.parent.exists():
         raise CliError(f"-o {out}: directory {out.parent} does not exist")
+    # Checked before training, so that a long run never ends in an unwritable output.
+    if args.format == "gpt2":
+        if out.exists() and not out.is_dir():
+            raise CliError(f"-o {out}: with --format gpt2, -o is a directory (for encoder.json and vocab.bpe), and this is a file")
+    elif out.is_dir():
+        raise CliError(f"-o {out} is a directory; give a file name")
+    if args.format == "tiktoken" and out.suffix == ".json":
+        raise CliError(f"-o {out}: with --format tiktoken, -o is the rank file; give it another suffix, e.g. "
+                       f"{out.with_suffix('.tiktoken').name} (the pattern and special tokens go to {out.name})")
     quiet = bool(getattr(args, "quiet", False))
     t0 = time.monotonic()
     if args.model == "bpe":

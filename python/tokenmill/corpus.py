@@ -622,14 +622,20 @@ class Corpus:
     def _text_docs(self, file: _File, done: int) -> Iterator[str]:
         self.n_documents += 1
         with _Input(file) as src:
+            first = True
             try:
                 for piece in _read_text(src.read, self.errors, self.chunk_size, self._cut):
+                    if first and piece.startswith("\ufeff"):  # a byte-order mark is not text
+                        piece = piece[1:]
+                    first = False
                     self.bytes_read = done + src.tell()
                     self.text_bytes += len(piece) if piece.isascii() else len(piece.encode("utf-8"))
-                    yield piece
+                    if piece:
+                        yield piece
             except _InvalidUtf8 as e:
+                where = " (offset in the uncompressed data)" if src.gz is not None else ""
                 raise CorpusError(
-                    f"invalid UTF-8 ({e.reason}: {e.bad.hex(' ')}); {_REPLACE_HINT}", file.path, offset=e.offset
+                    f"invalid UTF-8{where} ({e.reason}: {e.bad.hex(' ')}); {_REPLACE_HINT}", file.path, offset=e.offset
                 ) from None
 
     def _jsonl_docs(self, file: _File, done: int) -> Iterator[str]:

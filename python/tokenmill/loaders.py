@@ -21,7 +21,7 @@ from .errors import VocabFormatError, VocabWarning
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-__all__ = ["load_tiktoken_bpe", "dump_tiktoken_bpe", "load_gpt2_files", "read_verified", "atomic_write_bytes"]
+__all__ = ["load_tiktoken_bpe", "dump_tiktoken_bpe", "load_gpt2_files", "read_verified", "atomic_write_bytes", "atomic_write_many"]
 
 
 def read_verified(path: PathLike, expected_sha256: str | None = None) -> bytes:
@@ -115,31 +115,50 @@ def _umask() -> int:
 def atomic_write_bytes(path: PathLike, data: bytes) -> None:
     """Writes `data` to `path` so that readers see the old file or the whole new one, never a
     partial one: temporary file in the same directory, fsync, rename, fsync the directory."""
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    atomic_write_many([(path, data)])
+
+
+def atomic_write_many(files: list[tuple[PathLike, bytes]]) -> None:
+    """Writes several files that belong together: every temporary file is written and synced
+    before the first rename, so an error or Ctrl-C while writing leaves all the old files.
+
+    >>> import tokenmill.loaders as L, tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> L.atomic_write_many([(os.path.join(d, "a"), b"1"), (os.path.join(d, "b"), b"2")])
+    >>> sorted(os.listdir(d))
+    ['a', 'b']
+    """
+    temps: list[tuple[str, Path]] = []
     try:
-        # mkstemp makes the file private (0600); give it the mode a plain open() would.
-        os.fchmod(fd, 0o666 & ~_umask())
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        for path, data in files:
+            path = Path(path)
+            directory = path.parent if str(path.parent) else Path(".")
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+            temps.append((tmp, path))
+            # mkstemp makes the file private (0600); give it the mode a plain open() would.
+            os.fchmod(fd, 0o666 & ~_umask())
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+        for tmp, path in temps:
+            os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        for tmp, _ in temps:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
         raise
-    try:
-        dfd = os.open(directory, os.O_RDONLY)
+    for directory in {path.parent if str(path.parent) else Path(".") for _, path in temps}:
         try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:  # some filesystems cannot fsync a directory; the rename is still atomic
-        pass
+            dfd = os.open(directory, os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+        except OSError:  # some filesystems cannot fsync a directory; the rename is still atomic
+            pass
 
 
 # ---------------------------------------------------------------------------- GPT-2 files

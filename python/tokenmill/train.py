@@ -54,13 +54,19 @@ def resolve_pattern(pattern: str) -> str:
     return pattern
 
 
-def _check_specials(special_tokens: Iterable[str], base: Encoding | None) -> list[str]:
+def _check_specials(special_tokens: Iterable[str] | None, base: Encoding | None) -> list[str]:
+    if special_tokens is None:
+        return []
     if isinstance(special_tokens, str):
         raise TypeError(f"special_tokens must be a sequence of strings, e.g. ({special_tokens!r},), not a string")
     out: list[str] = []
     for s in special_tokens:
         if not isinstance(s, str) or not s:
             raise SpecialTokenError(f"special token {s!r} must be a non-empty string")
+        try:
+            s.encode("utf-8")
+        except UnicodeEncodeError:
+            raise SpecialTokenError(f"special token {s!r} holds a lone surrogate, which is not valid Unicode; fix the string") from None
         if s in out:
             raise SpecialTokenError(f"special token {s!r} is given twice; list each special token once")
         if base is not None and s in base.special_tokens_set:
@@ -69,8 +75,9 @@ def _check_specials(special_tokens: Iterable[str], base: Encoding | None) -> lis
     return out
 
 
-def _run_cancellable(fn, control, progress: Progress | None, total: int):
-    """Runs `fn()` on a worker thread; Ctrl-C in the main thread cancels it cleanly."""
+def _run_cancellable(fn, control, progress: Progress | None, total: int, log=None):
+    """Runs `fn()` on a worker thread; Ctrl-C in the main thread cancels it cleanly.
+    `log(merges)`, if given, receives the merges learned since the last poll."""
     box: dict[str, Any] = {}
 
     def work():
@@ -84,8 +91,12 @@ def _run_cancellable(fn, control, progress: Progress | None, total: int):
     try:
         while t.is_alive():
             t.join(0.1)
+            if log is not None:
+                log(control.take_log())
             if progress is not None:
                 progress.update(control.merges_done)
+        if log is not None:
+            log(control.take_log())
     except KeyboardInterrupt:
         control.cancel()
         t.join()
@@ -98,7 +109,7 @@ def _run_cancellable(fn, control, progress: Progress | None, total: int):
 def train_bpe(
     corpus: Any,
     vocab_size: int,
-    pattern: str = "cl100k",
+    pattern: str | None = None,
     special_tokens: Sequence[str] = (),
     min_frequency: int = 1,
     num_threads: int | None = None,
@@ -125,17 +136,20 @@ def train_bpe(
 
     Args:
         corpus: A path, a list of paths (``.txt``, ``.txt.gz``, ``.jsonl`` with `text_field`,
-            ``.parquet``), or an iterable of str documents. Streamed, never held in memory.
+            ``.parquet``), or an iterable of str documents. Streamed in chunks of about 1 MiB,
+            cut where no pre-token spans the cut (see `tokenmill.corpus`); one document, or a
+            text with no such point (no line break, with a custom pattern), is read whole.
         vocab_size: Total number of ids, specials included.
-        pattern: Pre-tokenizer: ``"gpt2"``/``"r50k"``, ``"cl100k"``, ``"o200k"`` or a regex.
-            With `base`, the base encoding's pattern is used and this must be left alone or
-            equal to it.
+        pattern: Pre-tokenizer: ``"gpt2"``/``"r50k"``, ``"cl100k"`` (the default), ``"o200k"``
+            or a regex. With `base`, the base encoding's pattern is used; a `pattern` given
+            too must name the same one.
         special_tokens: Special tokens to add (cut out of the training text, never merged).
         min_frequency: A pair is merged only if it occurs at least this often.
         num_threads: Threads for counting (default: all cores).
         progress: Show progress bars on stderr (only when it is a terminal).
         base: Continue training from this encoding.
-        verbose: Print each merge to stderr, as ``merging (101, 32) into a new token 256``.
+        verbose: Print each merge to stderr as it is learned, as ``merging (101, 32) into a
+            new token 256`` (``into the existing token N`` when the bytes were a token).
         name: The encoding's name (default ``"bpe-<vocab_size>"``).
         text_field: The field holding the text in jsonl and parquet files.
         errors: ``"strict"`` (invalid UTF-8 is an error naming file and byte offset) or
@@ -155,22 +169,25 @@ def train_bpe(
     t0 = time.monotonic()
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
         raise TypeError(f"vocab_size must be an int, not {type(vocab_size).__name__}")
-    if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 0:
-        raise TrainingError(f"min_frequency must be a non-negative int, not {min_frequency!r}")
+    if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or not 0 <= min_frequency < 2**64:
+        raise TrainingError(f"min_frequency must be an int in [0, 2**64), not {min_frequency!r}")
     if base is not None and not isinstance(base, Encoding):
         raise TypeError(f"base must be a tokenmill.Encoding (e.g. tokenmill.get_encoding('cl100k_base')), not {type(base).__name__}")
     threads = _default_threads(num_threads)
     specials = _check_specials(special_tokens, base)
 
     if base is None:
-        regex = resolve_pattern(pattern)
+        regex = resolve_pattern("cl100k" if pattern is None else pattern)
         floor = 256 + len(specials)
         what = f"256 byte tokens + {len(specials)} special tokens"
         next_id = 256
     else:
         regex = base._pat_str
-        if pattern not in ("cl100k", None) and resolve_pattern(pattern) != regex:
-            raise TrainingError("pattern differs from the base encoding's pattern; continuing training keeps the base's pre-tokenizer, so leave pattern out")
+        if pattern is not None and resolve_pattern(pattern) != regex:
+            raise TrainingError(
+                f"pattern {pattern!r} differs from the base encoding's pattern; continuing training keeps "
+                f"{base.name!r}'s pre-tokenizer, so leave pattern out"
+            )
         floor = base.n_vocab + len(specials)
         what = f"the base encoding's {base.n_vocab} ids + {len(specials)} new special tokens"
         next_id = base.n_vocab
@@ -192,7 +209,7 @@ def train_bpe(
         counter = _core.WordCounter(regex, cut_specials)
     except PatternError as e:
         raise PatternError(f"pattern {pattern!r} is neither a known name ({', '.join(PATTERN_NAMES)}) nor a valid regex: {e}") from None
-    control = _core.TrainControl()
+    control = _core.TrainControl(verbose=bool(verbose))
     bar = Progress("reading", total=src.total_bytes, unit="bytes", enabled=progress)
     for batch in src.batches(max_chars=_CHUNK):
         counter.add_texts(batch, threads, control)
@@ -204,12 +221,19 @@ def train_bpe(
     if text_bytes == 0:
         raise TrainingError("the corpus is empty: no text to train on (check the paths, the jsonl text_field, or the iterable)")
 
-    bar = Progress("merging", total=n_new, unit="merges", enabled=progress)
+    def log(learned) -> None:
+        for a, b, tid, _count in learned:
+            kind = "a new token" if tid >= next_id else "the existing token"
+            print(f"merging ({a}, {b}) into {kind} {tid}", file=sys.stderr, flush=True)
+
+    # Verbose lines and the progress bar share stderr: the bar is off while merges print.
+    bar = Progress("merging", total=n_new, unit="merges", enabled=progress and not verbose)
     merges, new_tokens, tokens_after = _run_cancellable(
         lambda: _core.train_bpe_merges(counter, n_new, min_frequency, next_id, base._core if base is not None else None, control),
         control,
         bar,
         n_new,
+        log if verbose else None,
     )
     bar.close()
 
@@ -224,13 +248,9 @@ def train_bpe(
     first_special = next_id + len(new_tokens)
     special_ids = dict(base_specials)
     special_ids.update({s: first_special + i for i, s in enumerate(specials)})
-    if verbose:
-        for a, b, tid, count in merges:
-            kind = "a new token" if tid >= next_id else "the existing token"
-            print(f"merging ({a}, {b}) into {kind} {tid} ({count} occurrences)", file=sys.stderr)
     info = {
         "trainer": "tokenmill.train_bpe",
-        "pattern": pattern if base is None else None,
+        "pattern": (pattern or "cl100k") if base is None else None,
         "base": base.name if base is not None else None,
         "vocab_size": vocab_size,
         "merges": len(merges),

@@ -26,8 +26,19 @@ pub struct TrainControl {
 #[pymethods]
 impl TrainControl {
     #[new]
-    fn new() -> Self {
-        TrainControl { inner: Arc::new(Control::default()) }
+    #[pyo3(signature = (verbose=false))]
+    fn new(verbose: bool) -> Self {
+        let inner = Control::default();
+        inner.verbose.store(verbose, std::sync::atomic::Ordering::Relaxed);
+        TrainControl { inner: Arc::new(inner) }
+    }
+
+    /// Merges learned since the last call, as `(left, right, id, count)` (only with `verbose`).
+    fn take_log(&self) -> Vec<(u32, u32, u32, u64)> {
+        match self.inner.log.lock() {
+            Ok(mut log) => log.drain(..).map(|m| (m.left, m.right, m.id, m.count)).collect(),
+            Err(_) => Vec::new(),
+        }
     }
 
     /// Asks the job to stop; it then raises KeyboardInterrupt.

@@ -109,9 +109,9 @@ def count_words(texts: Iterable[str], pattern: str, special_tokens: Iterable[str
     counts: Counter = Counter()
     for text in texts:
         for seg in split.split(text) if split else [text]:
-            for piece in pat.findall(seg):
-                if piece:
-                    counts[piece.encode("utf-8")] += 1
+            for m in pat.finditer(seg):  # not findall: with groups it returns the groups
+                if m.group(0):
+                    counts[m.group(0).encode("utf-8")] += 1
     return counts
 
 

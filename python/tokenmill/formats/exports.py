@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Union
 
 from ..errors import VocabFormatError
-from ..loaders import _gpt2_byte_decoder, atomic_write_bytes, dump_tiktoken_bpe
+from .. import _core
+from ..loaders import _gpt2_byte_decoder, atomic_write_bytes, atomic_write_many
 
 __all__ = ["export_tiktoken", "export_hf", "export_gpt2", "hf_tokenizer_dict", "hf_regex", "merges_for", "byte_symbols"]
 
@@ -113,80 +115,134 @@ def export_tiktoken(enc, path: PathLike) -> tuple[Path, Path]:
     meta = path.with_suffix(".json")
     if meta == path:
         raise ValueError(f"{path}: give the rank file a suffix other than .json, e.g. .tiktoken")
-    dump_tiktoken_bpe(enc._mergeable_ranks, path)
     doc = {"name": enc.name, "pat_str": enc._pat_str, "special_tokens": enc._special_tokens}
-    atomic_write_bytes(meta, json.dumps(doc, ensure_ascii=False, indent=1).encode("utf-8"))
+    atomic_write_many([(path, enc._core.dump_tiktoken()), (meta, json.dumps(doc, ensure_ascii=False, indent=1).encode("utf-8"))])
     return path, meta
 
 
-def _atom_end(p: str, i: int) -> int:
-    """End index of the regex atom starting at `p[i]` (escape, class, group or one character)."""
-    c = p[i]
-    if c == "\\":
-        if i + 2 < len(p) + 1 and p[i + 1 : i + 2] in ("p", "P", "x") and p[i + 2 : i + 3] == "{":
-            return p.index("}", i) + 1
-        return i + 2
-    if c == "[":
-        j = i + 1
-        if p[j : j + 1] == "^":
-            j += 1
-        if p[j : j + 1] == "]":
-            j += 1
-        depth = 1
-        while depth:
-            if p[j] == "\\":
-                j += 2
-                continue
-            if p[j] == "[":
-                depth += 1
-            elif p[j] == "]":
-                depth -= 1
-            j += 1
-        return j
-    if c == "(":
-        j, depth = i + 1, 1
-        while depth:
-            if p[j] == "\\":
-                j += 2
-                continue
-            if p[j] == "[":
-                j = _atom_end(p, j)
-                continue
+def _escape_end(p: str, i: int) -> int:
+    """End of the escape starting at ``p[i] == "\\"``."""
+    if p[i + 1 : i + 2] in ("p", "P", "x") and p[i + 2 : i + 3] == "{":
+        end = p.find("}", i)
+        if end < 0:
+            raise VocabFormatError(f"unterminated escape at {i} in pattern {p!r}", format="hf")
+        return end + 1
+    if p[i + 1 : i + 2] in ("p", "P"):
+        return min(i + 3, len(p))
+    if p[i + 1 : i + 2] == "x":
+        return min(i + 4, len(p))
+    return i + 2
+
+
+def _escape(e: str) -> str:
+    # Oniguruma wants the braced form of one-letter property escapes: \pL -> \p{L}.
+    if len(e) == 3 and e[1] in "pP" and e[2] != "{":
+        return f"\\{e[1]}{{{e[2]}}}"
+    return e
+
+
+def _class_end(p: str, i: int) -> int:
+    j = i + 1
+    if p[j : j + 1] == "^":
+        j += 1
+    if p[j : j + 1] == "]":
+        j += 1
+    depth = 1
+    while depth:
+        if j >= len(p):
+            raise VocabFormatError(f"unterminated character class at {i} in pattern {p!r}", format="hf")
+        if p[j] == "\\":
+            j = _escape_end(p, j)
+            continue
+        depth += {"[": 1, "]": -1}.get(p[j], 0)
+        j += 1
+    return j
+
+
+def _group_end(p: str, i: int) -> int:
+    j, depth = i + 1, 1
+    while depth:
+        if j >= len(p):
+            raise VocabFormatError(f"unbalanced parenthesis at {i} in pattern {p!r}", format="hf")
+        if p[j] == "\\":
+            j = _escape_end(p, j)
+        elif p[j] == "[":
+            j = _class_end(p, j)
+        else:
             depth += {"(": 1, ")": -1}.get(p[j], 0)
             j += 1
-        return j
-    return i + 1
+    return j
+
+
+_FLAGS_OK = set("i-")
+
+
+def _group_header(p: str, i: int) -> tuple[str, int]:
+    """The Oniguruma spelling of the group header at `p[i]` and the index where its body starts."""
+    for head in ("(?:", "(?=", "(?!", "(?>", "(?<=", "(?<!"):
+        if p.startswith(head, i):
+            return head, i + len(head)
+    if p.startswith("(?P<", i) or p.startswith("(?<", i):
+        start = i + (4 if p[i + 2] == "P" else 3)
+        end = p.index(">", start)
+        return f"(?<{p[start:end]}>", end + 1
+    if p.startswith("(?", i):
+        j = i + 2
+        while j < len(p) and p[j] not in ":)":
+            j += 1
+        flags = p[i + 2 : j]
+        bad = sorted(set(flags) - _FLAGS_OK)
+        if bad:
+            raise VocabFormatError(
+                f"pattern flag {bad[0]!r} has no equivalent in Hugging Face's regex engine (Oniguruma, Ruby syntax); "
+                "use a pattern without it (only 'i' is exported)",
+                format="hf",
+            )
+        return p[i : j + 1], j + 1
+    return "(", i + 1
 
 
 def hf_regex(pattern: str) -> str:
-    """`pattern` with possessive quantifiers (``X++``, ``X?+``, ``X{1,3}+``) rewritten as
-    atomic groups: Hugging Face's regex engine (Oniguruma, Ruby syntax) reads ``X{1,3}+`` as
-    "one or more of X{1,3}", not as possessive. Everything else is kept.
+    """`pattern` (fancy-regex syntax, as tiktoken and tokenmill run it) in the syntax of
+    Hugging Face's regex engine (Oniguruma, Ruby syntax), with the same matches:
 
-    >>> hf_regex("a++|b{1,3}+|[+]?+c")
-    '(?>a+)|(?>b{1,3})|(?>[+]?)c'
+    * possessive quantifiers (``X++``, ``X?+``, ``X{1,3}+``) become atomic groups, because
+      Oniguruma reads ``X{1,3}+`` as "one or more of X{1,3}";
+    * ``^`` and ``$`` become ``\\A`` and ``\\z`` (in Ruby syntax they are line anchors);
+    * ``(?P<name>`` becomes ``(?<name>`` and ``\\pL`` becomes ``\\p{L}``.
+
+    Inline flags other than ``i`` raise `VocabFormatError`: they have no exact equivalent.
+
+    >>> hf_regex("a++|b{1,3}+|[+]?+c$")
+    '(?>a+)|(?>b{1,3})|(?>[+]?)c\\\\z'
     """
     out: list[str] = []
     i = 0
     while i < len(pattern):
-        if pattern[i] in "|)":
-            out.append(pattern[i])
+        c = pattern[i]
+        if c in "|)":
+            out.append(c)
             i += 1
             continue
-        if pattern[i] == "(":
-            # Recurse into the group's body so nested possessives are rewritten too.
-            end = _atom_end(pattern, i)
-            head = 1
-            if pattern[i + 1 : i + 2] == "?":
-                while pattern[i + head] not in ":)" and not (pattern[i + head] in "=!" and head <= 3):
-                    head += 1
-                head += 1
-            atom = pattern[i : i + head] + hf_regex(pattern[i + head : end - 1]) + ")"
+        if c == "(":
+            end = _group_end(pattern, i)
+            head, body = _group_header(pattern, i)
+            if body >= end:  # a flag group such as (?i): nothing to quantify
+                out.append(head)
+                i = end
+                continue
+            atom = head + hf_regex(pattern[body : end - 1]) + ")"
+        elif c == "[":
+            end = _class_end(pattern, i)
+            atom = re.sub(r"\\(?:[pP][A-Za-z]|.)", lambda m: _escape(m.group(0)), pattern[i:end], flags=re.S)
+        elif c == "\\":
+            end = _escape_end(pattern, i)
+            atom = _escape(pattern[i:end])
         else:
-            end = _atom_end(pattern, i)
-            atom = pattern[i:end]
+            end = i + 1
+            atom = {"^": "\\A", "$": "\\z"}.get(c, c)
         j = end
-        if j < len(pattern) and pattern[j] in "?*+{":
+        if j < len(pattern) and pattern[j] in "?*+{" and not (pattern[j] == "{" and not re.match(r"\{\d*(,\d*)?\}", pattern[j:])):
             q_end = pattern.index("}", j) + 1 if pattern[j] == "{" else j + 1
             quant = pattern[j:q_end]
             if q_end < len(pattern) and pattern[q_end] == "+":
@@ -216,8 +272,18 @@ def hf_tokenizer_dict(enc) -> dict:
     ranks = enc._mergeable_ranks
     vocab = {_sym(b, table): r for b, r in sorted(ranks.items(), key=lambda kv: kv[1])}
     # Specials go in the model's vocab too (as GPT-2's tokenizer.json does): otherwise HF
-    # renumbers added tokens that sit between ordinary ids.
+    # renumbers added tokens that sit between ordinary ids. That is safe unless the special's
+    # text, read as byte symbols, spells some other text: the model would then map that text
+    # to the special's id (HF splits out the special's own text before the model sees it).
+    byte_of = _gpt2_byte_decoder()
     for s, i in enc._special_tokens.items():
+        if all(c in byte_of for c in s) and bytes(byte_of[c] for c in s) != s.encode("utf-8"):
+            other = bytes(byte_of[c] for c in s).decode("utf-8", "backslashreplace")
+            raise VocabFormatError(
+                f"special token {s!r} is spelled in GPT-2's byte symbols, where it reads as the text {other!r}; "
+                "a tokenizer.json would give that text the special's id: rename the special token",
+                format="hf",
+            )
         if vocab.setdefault(s, i) != i:
             raise VocabFormatError(f"special token {s!r} is also an ordinary token's symbol string; tokenizer.json cannot hold both", format="hf")
     merges = [[_sym(a, table), _sym(b, table)] for a, b in merges_for(ranks, all_splits=True)]
@@ -291,6 +357,5 @@ def export_gpt2(enc, directory: PathLike) -> tuple[Path, Path]:
         encoder[s] = i
     lines = ["#version: 0.2"] + [f"{_sym(a, table)} {_sym(b, table)}" for a, b in merges_for(ranks)]
     enc_path, bpe_path = directory / "encoder.json", directory / "vocab.bpe"
-    atomic_write_bytes(enc_path, json.dumps(encoder, ensure_ascii=False).encode("utf-8"))
-    atomic_write_bytes(bpe_path, ("\n".join(lines) + "\n").encode("utf-8"))
+    atomic_write_many([(enc_path, json.dumps(encoder, ensure_ascii=False).encode("utf-8")), (bpe_path, ("\n".join(lines) + "\n").encode("utf-8"))])
     return enc_path, bpe_path

@@ -80,6 +80,8 @@ def encoding_from_dict(d: dict, path: str | None = None):
     if not isinstance(specials, dict) or not all(isinstance(k, str) and isinstance(v, int) for k, v in specials.items()):
         raise VocabFormatError("special_tokens: expected an object of token text -> id", path, format=FORMAT)
     training = d.get("training") or None
+    if training is not None and not isinstance(training, dict):
+        raise VocabFormatError(f"training: expected an object of training metadata, got {type(training).__name__}", path, format=FORMAT)
     try:
         return Encoding(name, pattern, ranks, specials, _training=training)
     except VocabFormatError as e:

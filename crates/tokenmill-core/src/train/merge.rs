@@ -95,7 +95,9 @@ pub struct MergeConfig {
 }
 
 /// The default `MergeConfig::long_word`.
-pub const LONG_WORD: usize = 256;
+/// Why this high: the index costs ~80 bytes per symbol, so it pays only where rewriting the
+/// word at every merge would be slow (at 256, 60 MB of CJK text took 1.2-6.9 GB).
+pub const LONG_WORD: usize = 4096;
 
 /// A word of the merge loop: a plain vector, or a linked list with a pair index when long.
 enum Word {
@@ -119,6 +121,10 @@ pub struct Control {
     pub merges_done: AtomicU64,
     /// Set to stop training; the loop then returns `CoreError::Cancelled`.
     pub cancel: AtomicBool,
+    /// When set, each merge is also appended to `log` as it is learned (for verbose output).
+    pub verbose: AtomicBool,
+    /// Merges learned and not yet taken by the caller (only when `verbose`).
+    pub log: std::sync::Mutex<Vec<Merge>>,
 }
 
 impl Control {
@@ -223,6 +229,11 @@ pub fn train(
             }
         };
         out.merges.push(Merge { left: a, right: b, id, count });
+        if control.verbose.load(Ordering::Relaxed) {
+            if let Ok(mut log) = control.log.lock() {
+                log.push(Merge { left: a, right: b, id, count });
+            }
+        }
 
         let mut list = where_.remove(&pair).unwrap_or_default();
         list.sort_unstable();
