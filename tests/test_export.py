@@ -232,3 +232,18 @@ def test_hf_export_rejects_a_special_spelled_in_byte_symbols():
     enc = tokenmill.train_bpe(["a   b"], 260, special_tokens=("ĠĠĠ",), progress=False)
     with pytest.raises(tokenmill.VocabFormatError, match="rename the special"):
         tokenmill.formats.hf_tokenizer_dict(enc)
+
+
+def test_bad_inputs_to_load_and_export(tmp_path):
+    p = tmp_path / "t.json"
+    tokenmill.get_encoding("gpt2").save(p)
+    raw = p.read_bytes()
+    p.write_bytes(raw[: len(raw) // 2])  # truncated
+    with pytest.raises(tokenmill.VocabFormatError, match="t.json.*invalid JSON"):
+        tokenmill.load(p)
+    p.write_bytes(b"\xff\xfe{}")
+    with pytest.raises(tokenmill.VocabFormatError, match="not valid UTF-8 at byte 0"):
+        tokenmill.load(p)
+    with pytest.raises(FileNotFoundError, match="directory .* does not exist"):
+        tokenmill.get_encoding("gpt2").export("hf", tmp_path / "missing" / "tokenizer.json")
+    assert list(tmp_path.iterdir()) == [p]

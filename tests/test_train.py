@@ -294,3 +294,20 @@ def test_same_merges_as_rustbpe(pattern):
     theirs = {bytes(k): v for k, v in theirs.items()}
     mine = tokenmill.train_bpe(docs, 3000, pattern=pattern, progress=False, num_threads=2)._mergeable_ranks
     assert mine == theirs
+
+
+def test_merge_loop_rejects_bad_words_and_tokens():
+    tokens = list(BYTES.items())
+    with pytest.raises(tokenmill.VocabFormatError, match="symbol id 999"):
+        _core.train_merges([([1, 999], 3)], tokens, 5)
+    with pytest.raises(tokenmill.VocabFormatError, match="given twice"):
+        _core.train_merges([([1, 2], 3)], [(1, b"a"), (2, b"a")], 5)
+    with pytest.raises(tokenmill.VocabFormatError, match="given twice"):
+        _core.train_merges([([1, 2], 3)], [(1, b"a"), (1, b"b")], 5)
+
+
+def test_corrupt_gzip_corpus(tmp_path):
+    p = tmp_path / "c.txt.gz"
+    p.write_bytes(gzip.compress(b"hello world " * 100)[:40])
+    with pytest.raises(tokenmill.CorpusError, match=r"c\.txt\.gz: corrupt or truncated gzip"):
+        tokenmill.train_bpe(p, 300, progress=False)

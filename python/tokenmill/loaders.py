@@ -133,6 +133,8 @@ def atomic_write_many(files: list[tuple[PathLike, bytes]]) -> None:
         for path, data in files:
             path = Path(path)
             directory = path.parent if str(path.parent) else Path(".")
+            if not directory.is_dir():
+                raise FileNotFoundError(f"cannot write {str(path)!r}: directory {str(directory)!r} does not exist")
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
             temps.append((tmp, path))
             # mkstemp makes the file private (0600); give it the mode a plain open() would.
