@@ -143,7 +143,8 @@ def _text_chunks(src: _Source, errors: str, chunk_size: int, cuttable: bool) -> 
         return
     f = src.open()
     try:
-        yield from _read_text(f.read, errors, chunk_size, "safe" if cuttable else None)
+        for piece, _ in _read_text(f.read, errors, chunk_size, "safe" if cuttable else None):
+            yield piece
     except _InvalidUtf8 as e:
         raise CliError(
             f"{src.label}: invalid UTF-8 at byte {e.offset} ({e.reason}: {e.bad.hex(' ')}); "

@@ -241,14 +241,23 @@ class _InvalidUtf8(Exception):
         self.bad = bad
 
 
-def _read_text(read: Callable[[int], bytes], errors: str, block_size: int, cut: str | None) -> Iterator[str]:
+def _utf8_size(s: str) -> int:
+    """The UTF-8 length of `s`, which holds no lone surrogate (``isascii`` is O(1))."""
+    return len(s) if s.isascii() else len(s.encode("utf-8"))
+
+
+def _read_text(read: Callable[[int], bytes], errors: str, block_size: int, cut: str | None) -> Iterator[tuple[str, int]]:
     """The UTF-8 text returned by `read` in pieces cut only at `cut` points (never if None).
 
     Reads `block_size` bytes at a time and yields at most one piece per block: everything up
-    to the block's last cut point. Invalid UTF-8 raises `_InvalidUtf8` with the absolute byte
-    offset (``errors="strict"``) or becomes U+FFFD (``errors="replace"``).
+    to the block's last cut point, with its UTF-8 length. Invalid UTF-8 raises `_InvalidUtf8`
+    with the absolute byte offset (``errors="strict"``) or becomes U+FFFD (``errors="replace"``).
     """
     base = 0  # absolute byte offset of `carry`
+    # UTF-8 bytes of the text decoded and yielded so far. In strict mode the decoded text is
+    # exactly the consumed bytes, so a piece's length costs no re-encoding (only of the short
+    # rest after its cut point); U+FFFD substitutions change the length, so replace re-encodes.
+    decoded = sent = 0
     carry = b""
     parts: list[str] = []  # decoded text not yet yielded (no cut point in it so far)
     tail = ""  # last 2 characters of `parts`, context for the cut rule
@@ -265,10 +274,11 @@ def _read_text(read: Callable[[int], bytes], errors: str, block_size: int, cut: 
             raise _InvalidUtf8(base + e.start, e.reason, buf[e.start : e.end]) from None
         carry = buf[consumed:]
         base += consumed
+        decoded += consumed if errors == "strict" else _utf8_size(text)
         data = nxt
         if final:
             if parts or text:
-                yield "".join(parts) + text
+                yield "".join(parts) + text, decoded - sent
             return
         if not text:
             continue
@@ -283,8 +293,11 @@ def _read_text(read: Callable[[int], bytes], errors: str, block_size: int, cut: 
             continue
         i -= len(ctx) - len(text)  # index into `text`
         parts.append(text[:i])
-        yield "".join(parts)
-        parts = [text[i:]]
+        rest = text[i:]
+        n = decoded - sent - _utf8_size(rest)
+        yield "".join(parts), n
+        sent += n
+        parts = [rest]
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -624,12 +637,13 @@ class Corpus:
         with _Input(file) as src:
             first = True
             try:
-                for piece in _read_text(src.read, self.errors, self.chunk_size, self._cut):
+                for piece, n in _read_text(src.read, self.errors, self.chunk_size, self._cut):
                     if first and piece.startswith("\ufeff"):  # a byte-order mark is not text
                         piece = piece[1:]
+                        n -= 3
                     first = False
                     self.bytes_read = done + src.tell()
-                    self.text_bytes += len(piece) if piece.isascii() else len(piece.encode("utf-8"))
+                    self.text_bytes += n
                     if piece:
                         yield piece
             except _InvalidUtf8 as e:
@@ -743,7 +757,7 @@ class Corpus:
                 for doc in col.to_pylist():
                     self.n_documents += 1
                     if doc:
-                        self.text_bytes += len(doc) if doc.isascii() else len(doc.encode("utf-8"))
+                        self.text_bytes += _utf8_size(doc)  # Arrow strings are valid UTF-8
                         if len(doc) > self.chunk_size:
                             yield from _split_text(doc, self.chunk_size, self._cut)
                         else:

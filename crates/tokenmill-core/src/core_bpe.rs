@@ -211,14 +211,14 @@ impl CoreBpe {
 }
 
 /// A run of ordinary text, or one allowed special token, in text order.
-enum Segment<'t> {
+pub(crate) enum Segment<'t> {
     Text(&'t str),
     Special(Rank),
 }
 
 /// Calls `f` for each segment of `text`: ordinary text between occurrences of `allowed`
 /// specials (leftmost-longest), and each occurrence. With no specials, one text segment.
-fn for_each_segment<'t>(text: &'t str, allowed: Option<&SpecialMatcher>, mut f: impl FnMut(Segment<'t>) -> Result<(), CoreError>) -> Result<(), CoreError> {
+pub(crate) fn for_each_segment<'t>(text: &'t str, allowed: Option<&SpecialMatcher>, mut f: impl FnMut(Segment<'t>) -> Result<(), CoreError>) -> Result<(), CoreError> {
     let mut start = 0;
     if let Some(allowed) = allowed {
         while let Some((s, e, id)) = allowed.find(text, start) {

@@ -57,3 +57,30 @@ where
         .map(|(i, r)| r.unwrap_or_else(|| Err(CoreError::Vocab(format!("worker thread failed on item {i}")))))
         .collect()
 }
+
+/// Folds `items` into one state per thread (made with `init`; items handed out one at a time)
+/// and returns the states: for work whose result is an accumulation, such as counts.
+pub fn parallel_fold<I: Sync, S: Send, F>(items: &[I], num_threads: usize, init: impl Fn() -> S + Sync, f: F) -> Result<Vec<S>, CoreError>
+where
+    F: Fn(&mut S, &I) -> Result<(), CoreError> + Sync,
+{
+    let threads = num_threads.max(1).min(items.len().max(1));
+    let next = AtomicUsize::new(0);
+    let work = || -> Result<S, CoreError> {
+        let mut state = init();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= items.len() {
+                return Ok(state);
+            }
+            f(&mut state, &items[i])?;
+        }
+    };
+    if threads == 1 {
+        return Ok(vec![work()?]);
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads).map(|_| s.spawn(work)).collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(CoreError::Vocab("a worker thread panicked".into())))).collect()
+    })
+}

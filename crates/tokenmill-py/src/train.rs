@@ -145,12 +145,11 @@ pub fn train_bpe_merges<'py>(
     let counter = counter.get();
     let base = base.map(|b| b.get());
     let out = run(py, || {
-        let (mut tokens, start): (TokenSet, Box<dyn Fn(&[u8], &mut Vec<u32>)>) = match base {
-            None => (TokenSet::new((0..256u32).map(|b| (b, vec![b as u8])))?, Box::new(|w: &[u8], out: &mut Vec<u32>| out.extend(w.iter().map(|&b| b as u32)))),
-            Some(b) => {
-                let vocab = &b.inner.vocab;
-                (TokenSet::new(vocab.mergeable().into_iter().map(|(bytes, r)| (r, bytes)))?, Box::new(move |w: &[u8], out: &mut Vec<u32>| encode_piece(vocab, w, out)))
-            }
+        // Words start as single bytes, or as the base encodes them.
+        let base_vocab = base.map(|b| &b.inner.vocab);
+        let mut tokens = match base_vocab {
+            None => TokenSet::new((0..256u32).map(|b| (b, vec![b as u8])))?,
+            Some(vocab) => TokenSet::new(vocab.mergeable().into_iter().map(|(bytes, r)| (r, bytes)))?,
         };
         // The counts are moved out of the counter (which is left empty) and freed shard by
         // shard while the words are built, so the two never coexist in full.
@@ -162,8 +161,13 @@ pub fn train_bpe_merges<'py>(
         let (mut words, mut counts) = (Vec::with_capacity(counts_taken.len()), Vec::with_capacity(counts_taken.len()));
         counts_taken.drain_each(|w, n| {
             let mut ids = Vec::with_capacity(w.len());
-            start(w, &mut ids);
-            ids.shrink_to_fit();
+            match base_vocab {
+                None => ids.extend(w.iter().map(|&b| b as u32)),
+                Some(vocab) => {
+                    encode_piece(vocab, w, &mut ids);
+                    ids.shrink_to_fit();
+                }
+            }
             words.push(ids);
             counts.push(n);
         });

@@ -43,14 +43,13 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar, Sequence, Union, cast
 
 from ..errors import PatternError, SpecialTokenError, TokenIdError, TrainingError, UnknownTokenError, VocabFormatError
+from ..formats.native import FORMAT, VERSION
 from ..loaders import atomic_write_bytes
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 __all__ = ["Tokenizer", "load_tokenizer_dict", "FORMAT", "VERSION", "UNK", "EOT"]
 
-FORMAT = "tokenmill"
-VERSION = 1
 UNK = "<|unk|>"
 EOT = "<|endoftext|>"
 

@@ -10,26 +10,27 @@
 //! Memory grows with the number of distinct pre-tokens, never with the text: callers feed
 //! a corpus in chunks and drop each chunk after `add_texts`.
 
-use std::hash::{BuildHasher, Hash, Hasher};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::hash::BuildHasher;
 use std::sync::Mutex;
 
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
+use crate::core_bpe::{for_each_segment, Segment};
 use crate::error::CoreError;
+use crate::parallel::{parallel_fold, parallel_map};
 use crate::pretokenize::{safe_cuts, Pretokenizer};
 use crate::special::SpecialMatcher;
 use crate::train::merge::Control;
 
 const SHARDS: usize = 64;
+/// One shard of the total and the per-thread maps to add into it.
+type ShardMerge<'a, 't> = (&'a mut FxHashMap<Box<[u8]>, u64>, Vec<FxHashMap<&'t [u8], u64>>);
 /// Texts above this size are cut into parts so that one large text still uses every thread.
 const PART: usize = 1 << 20;
 
 fn shard_of(word: &[u8]) -> usize {
-    let mut h = FxBuildHasher.build_hasher();
-    word.hash(&mut h);
     // The top bits: the map itself uses the low ones.
-    (h.finish() >> 58) as usize % SHARDS
+    (FxBuildHasher.hash_one(word) >> 58) as usize % SHARDS
 }
 
 /// Pre-token counts of everything added so far.
@@ -51,14 +52,7 @@ impl Default for WordCounts {
 impl WordCounts {
     /// Adds `count` occurrences of `word` (used for tests and for counts made elsewhere).
     pub fn add(&mut self, word: &[u8], count: u64) -> Result<(), CoreError> {
-        let shard = &mut self.shards[shard_of(word)];
-        match shard.get_mut(word) {
-            Some(c) => *c = c.checked_add(count).ok_or_else(|| CoreError::Vocab("a pre-token count overflowed 2**64".into()))?,
-            None => {
-                shard.insert(word.into(), count);
-            }
-        }
-        Ok(())
+        add_count(&mut self.shards[shard_of(word)], word, count)
     }
 
     /// Number of distinct pre-tokens.
@@ -92,94 +86,55 @@ impl WordCounts {
     /// Counts the pre-tokens of `texts` (each pre-tokenized on its own) on up to `threads`
     /// threads. `specials` are cut out first. Checks `control.cancel` between parts.
     pub fn add_texts<'t>(&mut self, texts: &[&'t str], pre: &Pretokenizer, specials: Option<&SpecialMatcher>, threads: usize, control: &Control) -> Result<(), CoreError> {
-        let threads = threads.max(1);
         // Work items: special-free segments, large ones cut into parts.
         let cut = threads > 1 && pre.is_fast();
         let mut items: Vec<&'t str> = Vec::new();
         for &text in texts {
-            let mut start = 0;
-            if let Some(sp) = specials.filter(|s| !s.is_empty()) {
-                while let Some((s, e, _)) = sp.find(text, start) {
-                    push_segment(&text[start..s], &mut items, cut);
-                    self.specials_seen += 1;
-                    start = e;
+            for_each_segment(text, specials, |seg| {
+                match seg {
+                    Segment::Text(t) => push_segment(t, &mut items, cut),
+                    Segment::Special(_) => self.specials_seen += 1,
                 }
-            }
-            push_segment(&text[start..], &mut items, cut);
+                Ok(())
+            })?;
         }
         self.text_bytes += items.iter().map(|s| s.len() as u64).sum::<u64>();
 
-        let threads = threads.min(items.len().max(1));
-        let locals: Vec<Result<Vec<FxHashMap<&[u8], u64>>, CoreError>> = if threads == 1 {
-            let mut map: Vec<FxHashMap<&[u8], u64>> = (0..SHARDS).map(|_| FxHashMap::default()).collect();
-            let r = items.iter().try_for_each(|seg| {
-                control.check()?;
-                count_into(pre, &mut map, seg)
-            });
-            vec![r.map(|_| map)]
-        } else {
-            let next = AtomicUsize::new(0);
-            std::thread::scope(|s| {
-                let handles: Vec<_> = (0..threads)
-                    .map(|_| {
-                        s.spawn(|| {
-                            let mut map: Vec<FxHashMap<&[u8], u64>> = (0..SHARDS).map(|_| FxHashMap::default()).collect();
-                            loop {
-                                let i = next.fetch_add(1, Ordering::Relaxed);
-                                if i >= items.len() {
-                                    return Ok(map);
-                                }
-                                control.check()?;
-                                count_into(pre, &mut map, items[i])?;
-                            }
-                        })
-                    })
-                    .collect();
-                handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(CoreError::Vocab("a counting thread panicked".into())))).collect()
-            })
-        };
-        let mut locals = locals.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let locals = parallel_fold(&items, threads, || -> Vec<FxHashMap<&[u8], u64>> { (0..SHARDS).map(|_| FxHashMap::default()).collect() }, |map, seg| {
+            control.check()?;
+            count_into(pre, map, seg)
+        })?;
         // Merge shard by shard; shards are disjoint, so threads never share a map.
         let mut per_shard: Vec<Vec<FxHashMap<&[u8], u64>>> = (0..SHARDS).map(|_| Vec::new()).collect();
-        for local in locals.iter_mut() {
-            for (k, m) in local.drain(..).enumerate() {
+        for local in locals {
+            for (k, m) in local.into_iter().enumerate() {
                 per_shard[k].push(m);
             }
         }
-        let work: Vec<Mutex<(&mut FxHashMap<Box<[u8]>, u64>, Vec<FxHashMap<&[u8], u64>>)>> =
-            self.shards.iter_mut().zip(per_shard).map(Mutex::new).collect();
-        let merge = |k: usize| -> Result<(), CoreError> {
-            let mut guard = work[k].lock().map_err(|_| CoreError::Vocab("poisoned merge lock".into()))?;
+        let work: Vec<Mutex<ShardMerge>> = self.shards.iter_mut().zip(per_shard).map(Mutex::new).collect();
+        parallel_map(&work, threads, |cell| {
+            let mut guard = cell.lock().map_err(|_| CoreError::Vocab("poisoned merge lock".into()))?;
             let (dst, srcs) = &mut *guard;
             for src in srcs.drain(..) {
                 for (w, c) in src {
-                    match dst.get_mut(w) {
-                        Some(d) => *d = d.checked_add(c).ok_or_else(|| CoreError::Vocab("a pre-token count overflowed 2**64".into()))?,
-                        None => {
-                            dst.insert(w.into(), c);
-                        }
-                    }
+                    add_count(dst, w, c)?;
                 }
             }
             Ok(())
-        };
-        let next = AtomicUsize::new(0);
-        let results: Vec<Result<(), CoreError>> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..threads)
-                .map(|_| {
-                    s.spawn(|| loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        if k >= SHARDS {
-                            return Ok(());
-                        }
-                        merge(k)?;
-                    })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(CoreError::Vocab("a merging thread panicked".into())))).collect()
-        });
-        results.into_iter().collect()
+        })?;
+        Ok(())
     }
+}
+
+/// `dst[word] += count`, checking for overflow.
+fn add_count(dst: &mut FxHashMap<Box<[u8]>, u64>, word: &[u8], count: u64) -> Result<(), CoreError> {
+    match dst.get_mut(word) {
+        Some(c) => *c = c.checked_add(count).ok_or_else(|| CoreError::Vocab("a pre-token count overflowed 2**64".into()))?,
+        None => {
+            dst.insert(word.into(), count);
+        }
+    }
+    Ok(())
 }
 
 /// Adds `seg` to the work items, cut into parts of about `PART` bytes when `cut` allows.

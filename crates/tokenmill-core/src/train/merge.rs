@@ -9,8 +9,8 @@
 //! How: pair counts live in a hash map, a max-heap holds `(count, pair)` entries that may be
 //! stale (a popped entry whose count no longer matches is pushed back with the current count),
 //! and each pair knows the words it occurs in, so a merge only touches those words. A word's
-//! pair counts are updated from the positions that change, not recounted, so a million-byte
-//! word costs per merge only what the merge changes in it... plus one pass over the word.
+//! pair counts are updated from the positions that change, not recounted; a very long word
+//! also keeps where each pair occurs in it (`long_word`), so a merge costs what it changes.
 //! Counts are `u64`; nothing here can overflow below 2^64 total pre-token occurrences.
 //!
 //! It does not count pre-tokens (see `count`) or decide ids for special tokens.
@@ -48,15 +48,23 @@ impl TokenSet {
     pub fn new(tokens: impl IntoIterator<Item = (u32, Vec<u8>)>) -> Result<Self, CoreError> {
         let mut set = TokenSet::default();
         for (id, b) in tokens {
-            let b: Box<[u8]> = b.into();
-            if set.ids.insert(b.clone(), id).is_some() {
-                return Err(CoreError::Vocab(format!("token bytes {:?} are given twice", crate::vocab::escape_bytes(&b))));
-            }
-            if set.bytes.insert(id, b).is_some() {
-                return Err(CoreError::Vocab(format!("token id {id} is given twice")));
-            }
+            set.insert(id, b)?;
         }
         Ok(set)
+    }
+
+    /// Adds token `id` with `bytes`; either one already present is an error.
+    pub fn insert(&mut self, id: u32, bytes: Vec<u8>) -> Result<(), CoreError> {
+        let b: Box<[u8]> = bytes.into();
+        if self.ids.contains_key(&b) {
+            return Err(CoreError::Vocab(format!("token bytes {:?} are given twice", crate::vocab::escape_bytes(&b))));
+        }
+        if self.bytes.contains_key(&id) {
+            return Err(CoreError::Vocab(format!("token id {id} is given twice")));
+        }
+        self.ids.insert(b.clone(), id);
+        self.bytes.insert(id, b);
+        Ok(())
     }
 
     /// The bytes of `id`.
@@ -222,16 +230,15 @@ pub fn train(
                 next_id += 1;
                 made += 1;
                 out.new_tokens.push((id, joined.clone()));
-                let b: Box<[u8]> = joined.into();
-                tokens.ids.insert(b.clone(), id);
-                tokens.bytes.insert(id, b);
+                tokens.insert(id, joined)?;
                 id
             }
         };
-        out.merges.push(Merge { left: a, right: b, id, count });
+        let merge = Merge { left: a, right: b, id, count };
+        out.merges.push(merge);
         if control.verbose.load(Ordering::Relaxed) {
             if let Ok(mut log) = control.log.lock() {
-                log.push(Merge { left: a, right: b, id, count });
+                log.push(merge);
             }
         }
 
