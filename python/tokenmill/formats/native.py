@@ -99,8 +99,10 @@ def save(obj, path: PathLike) -> None:
     """
     from ..encoding import Encoding
 
-    d = encoding_to_dict(obj) if isinstance(obj, Encoding) else obj.to_dict()
-    atomic_write_bytes(path, json.dumps(d, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    if not isinstance(obj, Encoding):
+        obj.save(path)  # a `tokenmill.models` tokenizer writes its own document
+        return
+    atomic_write_bytes(path, json.dumps(encoding_to_dict(obj), ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
 
 def load(path: PathLike) -> Any:
