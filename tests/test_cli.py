@@ -2,7 +2,7 @@
 
 Most tests call ``cli.main([...])`` in-process with pytest's capture fixtures; one test runs
 ``python -m tokenmill.cli`` in subprocesses (encode piped into decode). The streaming tests check
-the claim behind `cli.safe_cut`: cutting text at every safe point gives exactly the pre-tokens
+the claim behind `chunks.safe_cut`: cutting text at every safe point gives exactly the pre-tokens
 and ids of the whole text, on every corpus file in ../shared/data and on random
 whitespace-heavy text, for each distinct pre-tokenizer pattern (r50k, cl100k, o200k).
 """
@@ -20,6 +20,8 @@ import pytest
 import peers
 import tokenmill
 from tokenmill import cli
+from tokenmill.cli.tokens import SAMPLE_TEXT
+from tokenmill.data import chunks
 
 PATTERN_ENCODINGS = ["r50k_base", "cl100k_base", "o200k_base"]
 
@@ -48,8 +50,8 @@ def assert_one_line_error(code, err, *fragments):
 
 
 def all_cut_points(text: str) -> list[int]:
-    """Every index where `cli.safe_cut` may cut."""
-    return list(cli.iter_cut_points(text))
+    """Every index where `chunks.safe_cut` may cut."""
+    return list(chunks.iter_cut_points(text))
 
 
 def pieces_cut_everywhere(e, text: str, cuts=None) -> tuple[list[str], list[int]]:
@@ -92,22 +94,22 @@ def alice(corpus):
 
 # ----------------------------------------------------------------------------- safe_cut
 def test_safe_cut_examples():
-    assert cli.safe_cut("hello world") == 5
-    assert cli.safe_cut("hello") == -1
-    assert cli.safe_cut("") == -1
-    assert cli.safe_cut("end.\nNext") == 5
-    assert cli.safe_cut("end.\n1") == -1  # rule A needs a letter after the newline
-    assert cli.safe_cut("end. \nNext") == -1  # ... and no whitespace before it
-    assert cli.safe_cut("a b c", start=3) == 3
-    assert cli.safe_cut("ab c", start=3) == -1
+    assert chunks.safe_cut("hello world") == 5
+    assert chunks.safe_cut("hello") == -1
+    assert chunks.safe_cut("") == -1
+    assert chunks.safe_cut("end.\nNext") == 5
+    assert chunks.safe_cut("end.\n1") == -1  # rule A needs a letter after the newline
+    assert chunks.safe_cut("end. \nNext") == -1  # ... and no whitespace before it
+    assert chunks.safe_cut("a b c", start=3) == 3
+    assert chunks.safe_cut("ab c", start=3) == -1
     rnd = random.Random(0)
     for _ in range(300):  # safe_cut is the last of iter_cut_points (its windows join up)
         text = "".join(rnd.choice(["ab", " ", "\n", ".", "x\n", "中"]) for _ in range(rnd.randint(0, 3000)))
         cuts = all_cut_points(text)
-        assert cli.safe_cut(text) == (cuts[-1] if cuts else -1)
+        assert chunks.safe_cut(text) == (cuts[-1] if cuts else -1)
         start = rnd.randint(0, len(text))
         later = [c for c in cuts if c >= start]
-        assert cli.safe_cut(text, start) == (later[-1] if later else -1)
+        assert chunks.safe_cut(text, start) == (later[-1] if later else -1)
 
 
 def test_weaker_newline_rule_is_wrong_for_r50k():
@@ -336,7 +338,7 @@ def test_demo_no_arguments(capsys):
     for name in ("r50k_base", "p50k_base", "cl100k_base", "o200k_base"):
         assert f"== {name}" in out
     assert "|Token|izers| turn|" in out and "\\n" in out and "\x1b[" not in out
-    o200k = enc("o200k_base").encode_ordinary(cli.SAMPLE_TEXT)
+    o200k = enc("o200k_base").encode_ordinary(SAMPLE_TEXT)
     assert f"ids: {' '.join(map(str, o200k))}\n" in out
     assert f"{len(o200k)} tokens" in out and "characters/token" in out
 

@@ -14,7 +14,7 @@ import pytest
 
 import tokenmill
 from tokenmill.cli import main
-from tokenmill.cli_train import sample_path
+from tokenmill.samples import sample_path
 
 from peers import shared_data
 

@@ -19,9 +19,10 @@ import pytest
 
 import peers
 import tokenmill
-from tokenmill import cli
-from tokenmill import corpus as corpus_module
-from tokenmill.corpus import Corpus, CorpusFileNotFoundError, iter_cut_points, safe_cut
+from tokenmill.data import chunks as chunks_module
+from tokenmill.data.chunks import iter_cut_points, safe_cut
+from tokenmill.data.corpus import Corpus
+from tokenmill.errors import CorpusFileNotFoundError
 from tokenmill.errors import CorpusError
 
 HANDBOOKS = ["debian-handbook.en-US.txt.gz", "debian-handbook.ja-JP.txt.gz"]
@@ -29,7 +30,7 @@ PATTERN_ENCODINGS = ["r50k_base", "cl100k_base", "o200k_base"]
 
 
 def read_all(corpus) -> list[str]:
-    return list(corpus.documents())
+    return list(corpus.chunks())
 
 
 def pretokens(enc, text: str) -> list[bytes]:
@@ -186,8 +187,8 @@ def test_batches(tmp_path):
 
 
 # ----------------------------------------------------------------------------- cutting
-def test_cut_helpers_moved_and_reexported():
-    assert cli.safe_cut is safe_cut and cli.iter_cut_points is iter_cut_points
+def test_cut_helpers_reexported():
+    assert tokenmill.data.safe_cut is safe_cut and tokenmill.data.iter_cut_points is iter_cut_points
     assert safe_cut("hello world") == 5 and list(iter_cut_points("one two\nThree")) == [3, 7, 8]
 
 
@@ -239,7 +240,7 @@ def test_line_cuts_for_custom_patterns(name):
 def test_line_cuts_fall_back_to_any_line_break(tmp_path):
     """Indented lines (no rule A point): cut right after the block's last line break."""
     kjv = peers.corpus_texts()["corpus/kjv.txt.gz"][:300_000]
-    assert next(corpus_module._rule_a_points(kjv, 0, len(kjv)), None) is None
+    assert next(chunks_module._rule_a_points(kjv, 0, len(kjv)), None) is None
     p = tmp_path / "kjv.txt"
     p.write_bytes(kjv.encode())
     for arg in (p, [kjv]):
@@ -428,7 +429,7 @@ def test_progress_counters_grow_to_total(tmp_path):
     q = write_jsonl(tmp_path / "b.jsonl", [{"text": line} for line in text.splitlines()])
     c = Corpus.from_arg([p, q], chunk_size=10_000)
     seen = []
-    for _ in c.documents():
+    for _ in c.chunks():
         seen.append((c.bytes_read, c.text_bytes))
     assert seen == sorted(seen)
     assert 0 < seen[0][0] < c.total_bytes
@@ -438,8 +439,19 @@ def test_progress_counters_grow_to_total(tmp_path):
 
 
 def test_byte_order_mark_is_not_text(tmp_path):
-    import tokenmill.corpus as C
-
     (tmp_path / "b.txt").write_bytes(b"\xef\xbb\xbfhello world\r\n")
-    c = C.Corpus.from_arg(str(tmp_path / "b.txt"))
-    assert "".join(c.documents()) == "hello world\r\n" and c.text_bytes == 13
+    c = Corpus.from_arg(str(tmp_path / "b.txt"))
+    assert "".join(c.chunks()) == "hello world\r\n" and c.text_bytes == 13
+
+
+def test_documents_are_whole_and_chunks_are_cut(tmp_path):
+    text = "First line.\nSecond line.\n" * 50
+    p = tmp_path / "a.txt"
+    p.write_text(text, encoding="utf-8")
+    (tmp_path / "b.jsonl").write_text(json.dumps({"text": text}) + "\n" + json.dumps({"text": "two"}) + "\n", encoding="utf-8")
+    for src in (str(p), [text], str(tmp_path / "b.jsonl")):
+        c = Corpus.from_arg(src, chunk_size=100)
+        docs = list(c.documents())
+        assert docs[0] == text and c.n_documents == len(docs)
+        chunks = list(Corpus.from_arg(src, chunk_size=100).chunks())
+        assert len(chunks) > len(docs) and "".join(chunks).startswith(text)

@@ -17,7 +17,7 @@ from tokenizers import Regex, Tokenizer, pre_tokenizers
 from tokenizers.models import BPE
 
 import tokenmill
-from tokenmill.formats.exports import hf_regex
+from tokenmill.formats.hf_regex import hf_regex
 
 from conftest import hyp_examples
 from peers import shared_data
@@ -155,8 +155,8 @@ def test_native_round_trip(which, tmp_path):
         (lambda d: d.update(format="other"), "not a tokenmill file"),
         (lambda d: d.update(version=99), "unsupported version 99"),
         (lambda d: d["model"].update(type="nope"), "nope"),
-        (lambda d: d["model"].pop("pattern"), "missing field 'pattern'"),
-        (lambda d: d["model"].update(vocab=7), r"model\.vocab: expected list"),
+        (lambda d: d["model"].pop("pattern"), r"model\.pattern: missing"),
+        (lambda d: d["model"].update(vocab=7), r"model\.vocab: expected an array"),
         (lambda d: d["model"]["vocab"].__setitem__(3, ["x"]), r"model\.vocab\[3\]"),
         (lambda d: d["model"]["vocab"].__setitem__(3, [3, "!!"]), r"model\.vocab\[3\].*base64"),
         (lambda d: d.update(special_tokens=[1]), "special_tokens"),

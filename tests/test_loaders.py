@@ -16,7 +16,7 @@ import tiktoken.load as tkload
 import peers
 import tokenmill
 from tokenmill import VocabFormatError
-from tokenmill.loaders import read_verified
+from tokenmill._io import read_verified
 from tokenmill.registry import _FILES
 
 SHIPPED = ["r50k_base", "p50k_base", "cl100k_base", "o200k_base"]

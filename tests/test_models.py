@@ -405,7 +405,7 @@ def test_bad_files(tmp_path, edit, match):
 
 
 def test_bad_json_files(tmp_path):
-    with pytest.raises(VocabFormatError, match=r":3: not valid JSON") as e:
+    with pytest.raises(VocabFormatError, match=r":3: invalid JSON") as e:
         Tokenizer.load(_write(tmp_path, '{\n "format": "tokenmill",\n "version": 1,,\n}'))
     assert e.value.line == 3
     with pytest.raises(VocabFormatError, match="duplicate key 'a'"):
@@ -416,7 +416,7 @@ def test_bad_json_files(tmp_path):
         Tokenizer.load(_write(tmp_path, {"version": "1.0", "model": {"type": "BPE"}, "added_tokens": []}))
     p = tmp_path / "latin1.json"
     p.write_bytes(b'{"format": "tokenmill\xff"}')
-    with pytest.raises(VocabFormatError, match="not UTF-8"):
+    with pytest.raises(VocabFormatError, match="not valid UTF-8"):
         Tokenizer.load(p)
     with pytest.raises(FileNotFoundError):
         Tokenizer.load(tmp_path / "missing.json")

@@ -14,7 +14,7 @@ import tokenmill
 from tokenmill import _core
 from tokenmill._reference.bpe import bpe_merge
 from tokenmill._reference.train_bpe import count_words, train_bpe_reference, train_merges
-from tokenmill.train import resolve_pattern
+from tokenmill.patterns import resolve_pattern
 
 from conftest import hyp_examples
 from peers import shared_data

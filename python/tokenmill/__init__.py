@@ -1,6 +1,9 @@
 """tokenmill: exact, fast tokenizers (byte-level BPE compatible with tiktoken) with a Rust core,
 and trainers for byte-level BPE, classic BPE, word-level and char-level tokenizers.
 
+Every tokenizer is a `tokenmill.Tokenizer` (see `tokenmill.tokenizer` for the interface and
+the defaults of each family); `tokenmill.load` reads any file tokenmill knows by its content.
+
 >>> import tokenmill
 >>> enc = tokenmill.get_encoding("cl100k_base")
 >>> enc.decode(enc.encode("hello world"))
@@ -9,10 +12,11 @@ and trainers for byte-level BPE, classic BPE, word-level and char-level tokenize
 
 from __future__ import annotations
 
+from ._version import __version__
 from .encoding import Encoding
 from .errors import (
-    DisallowedSpecialTokenError,
     CorpusError,
+    DisallowedSpecialTokenError,
     InternalError,
     PatternError,
     SpecialTokenError,
@@ -26,15 +30,16 @@ from .errors import (
     VocabWarning,
 )
 from .formats import load
-from .models import CharLevel, ClassicBPE, Tokenizer, WordLevel
-from .loaders import dump_tiktoken_bpe, load_gpt2_files, load_tiktoken_bpe
-from .stream import StreamDecoder
+from .formats.gpt2 import load_gpt2_files
+from .formats.tiktoken import dump_tiktoken_bpe, load_tiktoken_bpe
+from .models import CharLevel, ClassicBPE, WordLevel
 from .registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
+from .stream import StreamDecoder
+from .tokenizer import Tokenizer
 from .train import train_bpe
 
-__version__ = "0.1.0"
-
 __all__ = [
+    "__version__",
     "Encoding",
     "StreamDecoder",
     "get_encoding",

@@ -3,8 +3,11 @@
 This module is the policy layer: it resolves `allowed_special`/`disallowed_special`, repairs
 lone surrogates the way tiktoken does, validates ids, and picks thread counts. All real work
 (pre-tokenization, BPE, special-token scans) runs in the Rust core with the GIL released.
-It does not load files (see `tokenmill.loaders`) or know the standard encodings (see
-`tokenmill.registry`).
+It also converts an encoding to and from tokenmill's native document (`Encoding.to_dict`,
+`Encoding.from_dict`). It does not read or write peer formats (see `tokenmill.formats`, which
+registers the exporters and readers `export` and `from_gpt2_files` use) or know the standard
+encodings (see `tokenmill.registry`, which hands the encodings it builds their pickle-by-name
+factory).
 
 Surrogates: Python strings may hold lone surrogates, which UTF-8 cannot represent. On every
 encode path, a text that fails UTF-8 encoding is re-read as UTF-16 with surrogate pairs joined
@@ -14,11 +17,19 @@ and lone surrogates replaced by U+FFFD, exactly as tiktoken's `encode` does. So
 
 from __future__ import annotations
 
-import os
-from typing import TYPE_CHECKING, AbstractSet, Collection, Literal, Sequence
+import base64
+import binascii
+import operator
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Collection, Literal, Sequence
 
-from . import _core
+from . import _core, _schema
+from ._args import threads as _default_threads
+from ._io import PathLike
 from .errors import SpecialTokenError, TokenIdError, UnknownTokenError, VocabFormatError
+from .patterns import R50K_PAT
+from .stream import StreamDecoder
+from .tokenizer import Tokenizer, reader
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -35,15 +46,7 @@ def _fix_surrogates(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def _default_threads(num_threads: int | None) -> int:
-    if num_threads is None:
-        return os.cpu_count() or 1
-    if not isinstance(num_threads, int) or isinstance(num_threads, bool) or num_threads < 1:
-        raise ValueError(f"num_threads must be a positive int or None, not {num_threads!r}")
-    return num_threads
-
-
-class Encoding:
+class Encoding(Tokenizer):
     """A byte-level BPE encoding (GPT-2/GPT-4 style), compatible with `tiktoken.Encoding`.
 
     Args:
@@ -63,7 +66,10 @@ class Encoding:
     [256, 99, 257]
     """
 
-    __slots__ = ("_name", "_core", "_special_cache", "_specials", "_explicit_n_vocab", "_training", "__weakref__")
+    __slots__ = ("_name", "_core", "_special_cache", "_specials", "_explicit_n_vocab", "_training", "_by_name", "__weakref__")
+
+    model_type = "byte_bpe"
+    _pretty_json = False  # a 200k-token vocabulary one entry per line is not worth reading
 
     def __init__(
         self,
@@ -75,6 +81,7 @@ class Encoding:
         *,
         _core_bpe: "_core.CoreBPE | None" = None,
         _training: dict | None = None,
+        _by_name: "Callable[[str], Encoding] | None" = None,
     ):
         if not isinstance(name, str):
             raise TypeError(f"Encoding name must be a str, not {type(name).__name__}")
@@ -97,6 +104,8 @@ class Encoding:
         self._special_cache: dict = {}
         self._explicit_n_vocab = explicit_n_vocab
         self._training = dict(_training) if _training else None
+        # Set by tokenmill.registry for the standard encodings: pickles hold just the name.
+        self._by_name = _by_name
         if explicit_n_vocab is not None:
             n_tokens = _core_bpe.n_mergeable + len(self._specials)
             if n_tokens != explicit_n_vocab or _core_bpe.n_vocab != explicit_n_vocab:
@@ -106,6 +115,21 @@ class Encoding:
                 )
         self._core = _core_bpe  # set last: from here on the object is frozen
 
+    @classmethod
+    def from_gpt2_files(cls, encoder_json: PathLike, vocab_bpe: PathLike, name: str = "gpt2", pat_str: str | None = None) -> Encoding:
+        """Builds an `Encoding` from GPT-2's ``encoder.json`` + ``vocab.bpe`` (same ids as r50k_base).
+
+        Args:
+            encoder_json: Path of ``encoder.json``.
+            vocab_bpe: Path of ``vocab.bpe``.
+            name: Name for the encoding.
+            pat_str: Pre-tokenizer pattern (default: GPT-2's).
+
+        >>> enc = Encoding.from_gpt2_files("encoder.json", "vocab.bpe")  # doctest: +SKIP
+        """
+        ranks, specials = reader("gpt2")(encoder_json, vocab_bpe)
+        return cls(name, pat_str or R50K_PAT, ranks, specials)
+
     # ----------------------------------------------------------------- properties
     @property
     def name(self) -> str:
@@ -113,21 +137,57 @@ class Encoding:
         return self._name
 
     @property
-    def training_info(self) -> dict | None:
-        """Metadata of the training run that made this encoding (a copy), or None.
+    def training(self) -> dict:
+        """Metadata of the training run that made this encoding, or ``{}`` (a copy).
 
         Keys include ``vocab_size``, ``merges``, ``text_bytes``, ``tokens`` and
         ``bytes_per_token`` (the compression ratio on the training text).
+
+        >>> from tokenmill import get_encoding
+        >>> get_encoding("gpt2").training
+        {}
         """
+        return dict(self._training) if self._training else {}
+
+    @property
+    def training_info(self) -> dict | None:
+        """`training`, or None when there is none (the name `train_bpe` introduced first)."""
         return dict(self._training) if self._training else None
 
     @property
-    def _pat_str(self) -> str:
+    def pattern(self) -> str:
+        """The pre-tokenizer regex (tiktoken's ``_pat_str``, kept as an alias).
+
+        >>> from tokenmill import get_encoding
+        >>> get_encoding("gpt2").pattern == get_encoding("r50k_base")._pat_str
+        True
+        """
         return self._core.pattern
+
+    def mergeable_ranks(self) -> dict[bytes, int]:
+        """``{token bytes: rank}`` of the mergeable tokens, built on demand (a copy; the core
+        keeps the only resident one). tiktoken's ``_mergeable_ranks`` is an alias.
+
+        >>> from tokenmill import get_encoding
+        >>> len(get_encoding("gpt2").mergeable_ranks())
+        50256
+        """
+        return self._core.mergeable_ranks()
+
+    def rank_file_bytes(self) -> bytes:
+        """The mergeable tokens as a tiktoken rank file (``<base64> <rank>`` lines, by rank).
+
+        >>> from tokenmill import get_encoding
+        >>> get_encoding("gpt2").rank_file_bytes()[:8]
+        b'IQ== 0\\nI'
+        """
+        return self._core.dump_tiktoken()
+
+    # tiktoken's private names, which users touch: kept as aliases.
+    _pat_str = pattern
 
     @property
     def _mergeable_ranks(self) -> dict[bytes, int]:
-        """``{bytes: rank}``, built on demand (the core keeps the only resident copy)."""
         return self._core.mergeable_ranks()
 
     @property
@@ -143,6 +203,26 @@ class Encoding:
     def n_vocab(self) -> int:
         """One more than the largest token id (tiktoken's definition)."""
         return self._core.n_vocab
+
+    @property
+    def vocab_size(self) -> int:
+        """The same number as `n_vocab`: one more than the largest token id.
+
+        >>> from tokenmill import get_encoding
+        >>> get_encoding("gpt2").vocab_size
+        50257
+        """
+        return self._core.n_vocab
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        """``{special token text: id}`` (a copy).
+
+        >>> from tokenmill import get_encoding
+        >>> get_encoding("gpt2").special_tokens
+        {'<|endoftext|>': 50256}
+        """
+        return dict(self._specials)
 
     @property
     def eot_token(self) -> int:
@@ -441,6 +521,34 @@ class Encoding:
             raise UnknownTokenError(text_or_bytes, reason="is not a single token of this encoding")
         return rank
 
+    def token_to_id(self, token: str | bytes) -> int:
+        """`encode_single_token` under the protocol's name.
+
+        >>> from tokenmill import get_encoding
+        >>> get_encoding("gpt2").token_to_id(b" world")
+        995
+        """
+        return self.encode_single_token(token)
+
+    def token_bytes(self, id: int) -> bytes:
+        """`decode_single_token_bytes` under the protocol's name.
+
+        >>> from tokenmill import get_encoding
+        >>> get_encoding("gpt2").token_bytes(995)
+        b' world'
+        """
+        return self.decode_single_token_bytes(id)
+
+    def id_to_token(self, id: int) -> str:
+        """The token's text: its bytes as UTF-8, U+FFFD for bytes that are part of a character
+        (use `token_bytes` for the exact bytes).
+
+        >>> from tokenmill import get_encoding
+        >>> get_encoding("gpt2").id_to_token(995)
+        ' world'
+        """
+        return self.decode_single_token_bytes(id).decode("utf-8", "replace")
+
     def _encode_single_piece(self, text_or_bytes: str | bytes) -> list[int]:
         if isinstance(text_or_bytes, str):
             text_or_bytes = text_or_bytes.encode("utf-8", "surrogatepass")
@@ -602,7 +710,7 @@ class Encoding:
         """Decodes many token lists to bytes."""
         return [self.decode_bytes(t) for t in batch]
 
-    def stream_decoder(self, errors: str = "replace") -> "StreamDecoder":  # noqa: F821
+    def stream_decoder(self, errors: str = "replace") -> StreamDecoder:
         """A `StreamDecoder` for this encoding.
 
         >>> from tokenmill import get_encoding
@@ -611,8 +719,6 @@ class Encoding:
         >>> [d.push(t) for t in enc.encode("é")] + [d.flush()]
         ['é', '']
         """
-        from .stream import StreamDecoder
-
         return StreamDecoder(self, errors=errors)
 
     def _ids(self, tokens) -> list[int]:
@@ -637,53 +743,52 @@ class Encoding:
                 raise TokenIdError(t, i, n)
         return tokens
 
-    # ----------------------------------------------------------------- pickling
-    def save(self, path) -> None:
-        """Writes this encoding in tokenmill's tagged JSON format, atomically; read it back
-        with `tokenmill.load`.
+    # ----------------------------------------------------------------- native document
+    def to_dict(self) -> dict[str, Any]:
+        """The native document of this encoding (vocabulary as ``[id, base64 bytes]`` pairs).
 
-        >>> import tokenmill, tempfile, os
-        >>> p = os.path.join(tempfile.mkdtemp(), "gpt2.json")
-        >>> tokenmill.get_encoding("gpt2").save(p)
-        >>> tokenmill.load(p).encode("hi")
-        [5303]
+        >>> from tokenmill import get_encoding
+        >>> d = get_encoding("gpt2").to_dict()
+        >>> d["model"]["type"], len(d["model"]["vocab"]), d["special_tokens"]
+        ('byte_bpe', 50256, {'<|endoftext|>': 50256})
         """
-        from .formats import save
+        ranks = self._core.mergeable_ranks()
+        vocab = [[r, base64.b64encode(b).decode("ascii")] for b, r in sorted(ranks.items(), key=lambda kv: kv[1])]
+        return {
+            "format": _schema.FORMAT,
+            "version": _schema.VERSION,
+            "model": {"type": self.model_type, "name": self._name, "pattern": self._core.pattern, "vocab": vocab},
+            "special_tokens": dict(self._specials),
+            "training": dict(self._training) if self._training else {},
+        }
 
-        save(self, path)
-
-    def export(self, format: str, path) -> list:
-        """Writes this encoding in a peer's format.
-
-        Args:
-            format: ``"tiktoken"`` (rank file at `path`, plus ``<stem>.json`` with pattern
-                and special tokens), ``"hf"`` (``tokenizer.json`` at `path`) or ``"gpt2"``
-                (``encoder.json`` and ``vocab.bpe`` in the directory `path`).
-            path: Where to write.
-
-        Returns:
-            The paths written.
-
-        >>> import tokenmill, tempfile, os
-        >>> paths = tokenmill.get_encoding("gpt2").export("hf", os.path.join(tempfile.mkdtemp(), "tokenizer.json"))
-        >>> [p.name for p in paths]
-        ['tokenizer.json']
-        """
-        from . import formats
-
-        if format == "tiktoken":
-            return list(formats.export_tiktoken(self, path))
-        if format in ("hf", "huggingface"):
-            return [formats.export_hf(self, path)]
-        if format == "gpt2":
-            return list(formats.export_gpt2(self, path))
-        raise ValueError(f"unknown export format {format!r}; use 'tiktoken', 'hf' or 'gpt2'")
+    @classmethod
+    def _from_native(cls, d: Mapping[str, Any]) -> Encoding:
+        model = d["model"]
+        w = "model."
+        name = _schema.field(model, "name", str, w)
+        pattern = _schema.field(model, "pattern", str, w)
+        vocab = _schema.field(model, "vocab", list, w)
+        ranks: dict[bytes, int] = {}
+        for i, item in enumerate(vocab):
+            if not (isinstance(item, list) and len(item) == 2 and _schema.is_int(item[0]) and isinstance(item[1], str)):
+                raise VocabFormatError(f"model.vocab[{i}]: expected [id, base64 string], got {_schema.show(item)}")
+            try:
+                tok = base64.b64decode(item[1], validate=True)
+            except (binascii.Error, ValueError):
+                raise VocabFormatError(f"model.vocab[{i}]: {item[1]!r} is not valid base64") from None
+            if tok in ranks:
+                raise VocabFormatError(f"model.vocab[{i}]: token {tok!r} appears twice")
+            ranks[tok] = item[0]
+        specials = _schema.field(d, "special_tokens", dict, "", required=False, default={})
+        if not all(isinstance(k, str) and _schema.is_int(v) for k, v in specials.items()):
+            raise VocabFormatError("special_tokens: expected an object of token text -> id")
+        training = _schema.field(d, "training", dict, "", required=False, default={}, nullable=True)
+        return cls(name, pattern, ranks, specials, _training=training or None)
 
     def __reduce__(self):
-        from . import registry
-
-        if registry._is_registered(self):
-            return (registry.get_encoding, (self._name,))
+        if self._by_name is not None:
+            return (self._by_name, (self._name,))
         return (
             _rebuild,
             (self._name, self._core.pattern, self._core.dump_tiktoken(), self._specials, self._explicit_n_vocab, self._training),
@@ -738,8 +843,6 @@ def _freeze(value, what: str) -> frozenset:
 
 
 def _as_int(t, position: int) -> int:
-    import operator
-
     if isinstance(t, (float, str, bytes)):
         raise TypeError(f"token id at position {position} is {t!r} ({type(t).__name__}); token ids must be ints")
     try:
@@ -750,24 +853,3 @@ def _as_int(t, position: int) -> int:
 
 def _text_type_error(text) -> TypeError:
     return TypeError(f"expected text as str, not {type(text).__name__}" + ("; decode bytes first or use encode_bytes()" if isinstance(text, (bytes, bytearray)) else ""))
-
-
-def _from_gpt2_files(cls, encoder_json, vocab_bpe, name: str = "gpt2", pat_str: str | None = None) -> Encoding:
-    """Builds an `Encoding` from GPT-2's ``encoder.json`` + ``vocab.bpe`` (same ids as r50k_base).
-
-    Args:
-        encoder_json: Path of ``encoder.json``.
-        vocab_bpe: Path of ``vocab.bpe``.
-        name: Name for the encoding.
-        pat_str: Pre-tokenizer pattern (default: GPT-2's).
-
-    >>> enc = Encoding.from_gpt2_files("encoder.json", "vocab.bpe")  # doctest: +SKIP
-    """
-    from .loaders import load_gpt2_files
-    from .registry import R50K_PAT
-
-    ranks, specials = load_gpt2_files(encoder_json, vocab_bpe)
-    return cls(name, pat_str or R50K_PAT, ranks, specials)
-
-
-Encoding.from_gpt2_files = classmethod(_from_gpt2_files)  # type: ignore[attr-defined]

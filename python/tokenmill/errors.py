@@ -9,6 +9,8 @@ went wrong, where, and what to do about it. A Rust panic never reaches Python: i
 
 from __future__ import annotations
 
+import errno
+
 __all__ = [
     "TokenmillError",
     "VocabFormatError",
@@ -23,6 +25,7 @@ __all__ = [
     "InternalError",
     "TrainingError",
     "CorpusError",
+    "CorpusFileNotFoundError",
 ]
 
 
@@ -158,3 +161,19 @@ class CorpusError(TokenmillError, ValueError):
 
     def __reduce__(self):
         return (type(self), (self.reason, self.path, self.line, self.offset))
+
+
+class CorpusFileNotFoundError(CorpusError, FileNotFoundError):
+    """A corpus file does not exist: a `CorpusError` that is also a `FileNotFoundError`.
+
+    Attributes: those of `CorpusError`, plus ``filename`` and ``errno`` (ENOENT).
+    """
+
+    def __init__(self, reason: str, path: str | None = None, line: int | None = None, offset: int | None = None):
+        super().__init__(reason, path, line, offset)
+        self.errno = errno.ENOENT
+        self.strerror = reason
+        self.filename = self.path
+
+    def __str__(self) -> str:  # OSError would print "[Errno 2] ..."
+        return Exception.__str__(self)

@@ -2,7 +2,9 @@
 
 The rank files live in ``tokenmill/encodings/`` inside the package and are verified against
 OpenAI's published sha256 on every load. Nothing is ever downloaded. Encodings are built once
-per process and shared (they are immutable).
+per process and shared (they are immutable), and pickle by name: the registry hands each
+encoding it builds `get_encoding` as its factory, so `tokenmill.encoding` never imports this
+module.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from importlib import resources
 
 from . import _core
 from .encoding import Encoding
+from ._io import read_verified
 from .errors import UnknownEncodingError, UnknownModelError
-from .loaders import read_verified
+from .patterns import CL100K_PAT, O200K_PAT, R50K_PAT
 
 __all__ = ["get_encoding", "list_encoding_names", "encoding_name_for_model", "encoding_for_model"]
 
@@ -22,20 +25,6 @@ FIM_PREFIX = "<|fim_prefix|>"
 FIM_MIDDLE = "<|fim_middle|>"
 FIM_SUFFIX = "<|fim_suffix|>"
 ENDOFPROMPT = "<|endofprompt|>"
-
-R50K_PAT = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
-CL100K_PAT = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-O200K_PAT = "|".join(
-    [
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]
-)
 
 # file name -> OpenAI's published sha256 (tiktoken's expected_hash)
 _FILES = {
@@ -146,11 +135,7 @@ def _build(name: str) -> Encoding:
         data = read_verified(p, _FILES[fname])
     # p50k_base's ranks skip 50256 (the id of <|endoftext|>), so gaps are allowed here.
     core = _core.CoreBPE.from_tiktoken_bytes(data, list(specials.items()), pattern, True)
-    return Encoding(name, explicit_n_vocab=n_vocab, _core_bpe=core)
-
-
-def _is_registered(enc: Encoding) -> bool:
-    return _cache.get(enc.name) is enc
+    return Encoding(name, explicit_n_vocab=n_vocab, _core_bpe=core, _by_name=get_encoding)
 
 
 def encoding_name_for_model(model_name: str) -> str:

@@ -1,15 +1,113 @@
-"""Saving and exporting tokenizers: tokenmill's own tagged format and the peers' formats.
+"""Files: tokenmill's native format and the peers' formats, one module per format, each
+holding its reader and its writer; `load` recognises a file by its content.
 
-* `native`: ``{"format": "tokenmill", "version": 1, "model": {"type": ...}}`` for every
-  model (byte-level BPE `Encoding`, classic BPE, word-level, char-level); `load` reads any.
-* `exports`: a byte-level BPE `Encoding` as a tiktoken rank file (+ a JSON of pattern and
-  special tokens), a Hugging Face ``tokenizer.json``, or GPT-2's ``encoder.json`` +
-  ``vocab.bpe``. Each is checked by tests that load it in the real library.
+* `native`: ``{"format": "tokenmill", "version": 1, "model": {"type": ...}}`` for every family.
+* `tiktoken`: rank files (``load_tiktoken_bpe``, ``dump_tiktoken_bpe``), and the rank file +
+  ``<stem>.json`` pair that ``export("tiktoken", ...)`` writes.
+* `gpt2`: ``encoder.json`` + ``vocab.bpe``.
+* `hf`, `hf_regex`: Hugging Face ``tokenizer.json`` (written; reading is issue 10).
 
-Reading tiktoken rank files and GPT-2 files is in `tokenmill.loaders`. Every write is atomic.
+Importing this package registers the exporters (``tok.export("tiktoken" | "hf" | "gpt2", path)``)
+and the GPT-2 reader (``Encoding.from_gpt2_files``) with `tokenmill.tokenizer`, so the
+tokenizer classes never import a format module. Every write is atomic.
 """
 
-from .exports import export_gpt2, export_hf, export_tiktoken, hf_tokenizer_dict, merges_for
-from .native import load, save
+from __future__ import annotations
 
-__all__ = ["load", "save", "export_tiktoken", "export_hf", "export_gpt2", "hf_tokenizer_dict", "merges_for"]
+import os
+from pathlib import Path
+from typing import Any
+
+from .. import _schema
+from .._io import PathLike
+from ..encoding import Encoding
+from ..errors import VocabFormatError
+from ..registry import get_encoding, list_encoding_names
+from ..tokenizer import Tokenizer, register_exporter, register_reader
+from .gpt2 import export_gpt2, load_gpt2_encoding, load_gpt2_files
+from .hf import export_hf, hf_tokenizer_dict
+from .hf_regex import hf_regex
+from .native import load_native, looks_native, save
+from .tiktoken import dump_tiktoken_bpe, export_tiktoken, load_tiktoken_bpe, load_tiktoken_files, looks_like_rank_file
+
+__all__ = ["load", "save", "export_tiktoken", "export_hf", "export_gpt2", "hf_tokenizer_dict", "hf_regex",
+           "load_tiktoken_bpe", "dump_tiktoken_bpe", "load_gpt2_files", "READABLE"]
+
+#: What `load` recognises, for its error message.
+READABLE = (
+    "a standard encoding name (" + ", ".join(list_encoding_names()) + ")",
+    "tokenmill's JSON (tok.save)",
+    "a tiktoken rank file with the <stem>.json that export('tiktoken') writes beside it",
+    "GPT-2's encoder.json + vocab.bpe (either file, or their directory)",
+)
+
+
+def _only_byte_bpe(fmt: str, writer):
+    def export(tok: Tokenizer, path: PathLike) -> list[Path]:
+        if not isinstance(tok, Encoding):
+            raise ValueError(
+                f"the {fmt!r} format holds byte-level BPE encodings; a {type(tok).__name__} is written in "
+                "tokenmill's format: tok.save(path) or tok.export('tokenmill', path)"
+            )
+        return writer(tok, path)
+
+    return export
+
+
+register_exporter(["tiktoken"], _only_byte_bpe("tiktoken", export_tiktoken))
+register_exporter(["hf", "huggingface"], _only_byte_bpe("hf", export_hf))
+register_exporter(["gpt2"], _only_byte_bpe("gpt2", export_gpt2))
+register_reader("gpt2", load_gpt2_files)
+
+
+def load(path_or_name: PathLike) -> Any:
+    """A tokenizer from a file, recognised by its content, or a standard encoding by name.
+
+    Args:
+        path_or_name: A file path (see `READABLE`) or a name from ``list_encoding_names()``.
+
+    Returns:
+        An `Encoding` (byte-level BPE) or another `tokenmill.Tokenizer`.
+
+    >>> import tokenmill, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "t.json")
+    >>> tokenmill.get_encoding("gpt2").save(p)
+    >>> tokenmill.load(p).name, tokenmill.load("cl100k_base").name
+    ('gpt2', 'cl100k_base')
+    """
+    if isinstance(path_or_name, str) and path_or_name in list_encoding_names() and not os.path.exists(path_or_name):
+        return get_encoding(path_or_name)
+    path = Path(path_or_name)
+    if path.is_dir():
+        if (path / "encoder.json").is_file() and (path / "vocab.bpe").is_file():
+            return load_gpt2_encoding(path / "encoder.json", path / "vocab.bpe")
+        raise VocabFormatError(f"is a directory without encoder.json + vocab.bpe; tokenmill.load reads {_readable()}", str(path))
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except FileNotFoundError:
+        raise FileNotFoundError(2, f"no such file: {str(path)!r}", str(path)) from None
+    start = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if start in (b"{", b"[") or path.suffix.lower() == ".json":
+        d = _schema.read_json(path)
+        if looks_native(d):
+            return load_native(path, d)
+        if isinstance(d, dict) and "model" in d and ("added_tokens" in d or "normalizer" in d):
+            raise VocabFormatError(
+                "this is a Hugging Face tokenizer.json, which tokenmill cannot read yet (it can write one: export('hf', path))",
+                str(path), format="hf",
+            )
+        if isinstance(d, dict) and d and all(isinstance(v, int) for v in d.values()) and (path.parent / "vocab.bpe").is_file():
+            return load_gpt2_encoding(path, path.parent / "vocab.bpe")
+        # A JSON object that says nothing about its format: report it as a native file,
+        # whose errors name the missing field.
+        return load_native(path, d)
+    if head.startswith(b"#version") and (path.parent / "encoder.json").is_file():
+        return load_gpt2_encoding(path.parent / "encoder.json", path)
+    if looks_like_rank_file(head):
+        return load_tiktoken_files(path)
+    raise VocabFormatError(f"unknown file content; tokenmill.load reads {_readable()}", str(path))
+
+
+def _readable() -> str:
+    return "; ".join(READABLE)

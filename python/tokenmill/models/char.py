@@ -17,12 +17,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import TrainingError, VocabFormatError
-from .base import UNK, _n, Tokenizer, _check_keys, _count_items, _field, _select_vocab, _train_args, _training_record
+from .._args import plural
+from .._schema import check_keys, field
+from ._vocab import UNK, VocabTokenizer, _count_items, _select_vocab, _training_record, train_args
 
 __all__ = ["CharLevel"]
 
 
-class CharLevel(Tokenizer):
+class CharLevel(VocabTokenizer):
     """Character-level tokenizer (see the module docstring).
 
     Args:
@@ -80,18 +82,20 @@ class CharLevel(Tokenizer):
         >>> CharLevel.train(["hello"], 3).vocab
         {'e': 0, 'l': 1, '<|unk|>': 2}
         """
-        specials = _train_args(special_tokens, vocab_size, min_frequency)
+        specials = train_args(special_tokens, vocab_size, min_frequency)
         counts, n_docs = _count_items(corpus, specials, iter)  # the items of a text are its characters
         if not counts:
-            raise TrainingError(f"the corpus has no characters ({_n(n_docs, 'document')}, all empty); pass non-empty documents")
+            raise TrainingError(f"the corpus has no characters ({plural(n_docs, 'document')}, all empty); pass non-empty documents")
         vocab, special_ids = _select_vocab(counts, specials, vocab_size, min_frequency, "character")
         training = _training_record(vocab_size, min_frequency, n_docs, characters=sum(counts.values()))
         return cls(vocab, special_ids, unk_token=UNK if UNK in specials else None, training=training)
 
-    def _encode_segment(self, text: str) -> list[int]:
+    def _encode_segment(self, text: str, offsets: list[int] | None = None, base: int = 0) -> list[int]:
+        if offsets is not None:
+            offsets.extend(range(base, base + len(text)))
         return self._token_ids(text, _unknown_character)
 
-    def decode(self, ids: Iterable[int]) -> str:
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
         """The concatenation of the tokens (special tokens as their text).
 
         Args:
@@ -112,9 +116,9 @@ class CharLevel(Tokenizer):
     @classmethod
     def _from_model(cls, model: Mapping, special_tokens: Mapping, training: Mapping) -> CharLevel:
         w = "model."
-        _check_keys(model, ("type", "vocab", "unk_token"), w)
-        vocab = _field(model, "vocab", dict, w)
-        unk = _field(model, "unk_token", str, w, nullable=True)
+        check_keys(model, ("type", "vocab", "unk_token"), w)
+        vocab = field(model, "vocab", dict, w)
+        unk = field(model, "unk_token", str, w, nullable=True)
         obj = cls.__new__(cls)
         obj._init(vocab, special_tokens, unk, training, w)
         return obj

@@ -35,8 +35,11 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .. import _core
 from ..errors import TrainingError, VocabFormatError
-from .base import UNK, _n, Tokenizer, _check_keys, _compile, _count_items, _field, _show, _train_args, _training_record
+from .._args import plural
+from .._schema import check_keys, field, show
+from ._vocab import UNK, VocabTokenizer, _compile, _count_items, _training_record, train_args
 
 __all__ = ["ClassicBPE", "DEFAULT_PATTERN", "END_OF_WORD"]
 
@@ -56,8 +59,6 @@ def _learn_merges(
     >>> _learn_merges({(1, 2): 3}, tb, 1, 1, 3)
     [(1, 2, 3)]
     """
-    from .. import _core
-
     merges, _, _ = _core.train_merges([(list(w), c) for w, c in words.items()], list(token_bytes.items()), n_new, min_frequency, next_id)
     return [(a, b, new) for a, b, new, _ in merges]
 
@@ -68,7 +69,7 @@ def _symbols(word: str, end_of_word: str) -> list[str]:
     return syms
 
 
-class ClassicBPE(Tokenizer):
+class ClassicBPE(VocabTokenizer):
     """Character-level BPE with an end-of-word marker (see the module docstring for the rules).
 
     Args:
@@ -114,7 +115,7 @@ class ClassicBPE(Tokenizer):
     def _init(self, vocab, merges, special_tokens, pattern, end_of_word, unk_token, training, mp: str) -> None:
         ordinary = self._init_base(vocab, special_tokens, unk_token, training, mp)
         if not isinstance(end_of_word, str) or not end_of_word:
-            raise VocabFormatError(f"{mp}end_of_word: expected a non-empty string, got {_show(end_of_word)}")
+            raise VocabFormatError(f"{mp}end_of_word: expected a non-empty string, got {show(end_of_word)}")
         rx = _compile(pattern, f"{mp}pattern")
         if isinstance(merges, (str, bytes)) or not isinstance(merges, Iterable):
             raise VocabFormatError(f"{mp}merges: expected a list of pairs of strings, got {type(merges).__name__}")
@@ -124,7 +125,7 @@ class ClassicBPE(Tokenizer):
         ranks: dict[tuple[int, int], tuple[int, int]] = {}
         for k, m in enumerate(merges):
             if not isinstance(m, (list, tuple)) or len(m) != 2 or not all(isinstance(x, str) for x in m):
-                raise VocabFormatError(f"{mp}merges[{k}]: expected a pair of strings, got {_show(m)}")
+                raise VocabFormatError(f"{mp}merges[{k}]: expected a pair of strings, got {show(m)}")
             a, b = m
             for side, s in (("left", a), ("right", b)):
                 if s not in ordinary:
@@ -172,14 +173,14 @@ class ClassicBPE(Tokenizer):
         >>> tok.encode("newest")
         [5, 2, 10, 13]
         """
-        specials = _train_args(special_tokens, vocab_size, min_frequency)
+        specials = train_args(special_tokens, vocab_size, min_frequency)
         if not isinstance(end_of_word, str) or not end_of_word:
-            raise TypeError(f"end_of_word must be a non-empty str, got {_show(end_of_word)}")
+            raise TypeError(f"end_of_word must be a non-empty str, got {show(end_of_word)}")
         rx = _compile(pattern)
         counts, n_docs = _count_items(corpus, specials, lambda seg: (m.group() for m in rx.finditer(seg) if m.group()))
         if not counts:
             raise TrainingError(
-                f"the corpus has no words ({_n(n_docs, 'document')}; pattern {pattern!r} matched nothing outside special tokens); "
+                f"the corpus has no words ({plural(n_docs, 'document')}; pattern {pattern!r} matched nothing outside special tokens); "
                 "pass non-empty documents"
             )
         # Sorted, never set order: ids (and so tie-breaks) must not depend on hashing.
@@ -187,8 +188,8 @@ class ClassicBPE(Tokenizer):
         base = len(specials) + len(symbols)
         if vocab_size is not None and vocab_size < base:
             raise TrainingError(
-                f"vocab_size={vocab_size} is too small: {_n(len(specials), 'special token')} and "
-                f"{_n(len(symbols), 'initial symbol')} of the corpus (characters, with and without {end_of_word!r}) need {base}; "
+                f"vocab_size={vocab_size} is too small: {plural(len(specials), 'special token')} and "
+                f"{plural(len(symbols), 'initial symbol')} of the corpus (characters, with and without {end_of_word!r}) need {base}; "
                 f"pass vocab_size >= {base}"
             )
         sym_id = {s: len(specials) + i for i, s in enumerate(symbols)}
@@ -256,7 +257,7 @@ class ClassicBPE(Tokenizer):
         """
         return [m.group() for m in self._pattern_re.finditer(text) if m.group()]
 
-    def _encode_segment(self, text: str) -> list[int]:
+    def _encode_segment(self, text: str, offsets: list[int] | None = None, base: int = 0) -> list[int]:
         out: list[int] = []
         cache = self._cache
         for m in self._pattern_re.finditer(text):
@@ -270,7 +271,19 @@ class ClassicBPE(Tokenizer):
                     cache.clear()
                 cache[word] = ids
             out.extend(ids)
+            if offsets is not None:
+                self._word_offsets(ids, base + m.start(), offsets)
         return out
+
+    def _word_offsets(self, ids: tuple[int, ...], start: int, offsets: list[int]) -> None:
+        """Appends where each token of a word starts: a token spans its text's characters
+        (without the end-of-word marker); the unknown token stands for one character."""
+        tokens, unk, eow = self._tokens, self._unk_id, self._eow
+        pos = start
+        for k, i in enumerate(ids):
+            offsets.append(pos)
+            t = tokens[i]
+            pos += 1 if i == unk else len(t) - (len(eow) if k == len(ids) - 1 and t.endswith(eow) else 0)
 
     def _bpe(self, word: str) -> tuple[int, ...]:
         syms = _symbols(word, self._eow)
@@ -278,7 +291,7 @@ class ClassicBPE(Tokenizer):
         def unknown(k: int, s: str) -> str:
             where = " at the end of" if k == len(syms) - 1 else " in"
             return (
-                f"character {word[k]!r}{where} word {_show(word)} (symbol {s!r}) is not in the vocabulary; "
+                f"character {word[k]!r}{where} word {show(word)} (symbol {s!r}) is not in the vocabulary; "
                 f"train with {UNK!r} among special_tokens to map unknown characters to it"
             )
 
@@ -305,7 +318,7 @@ class ClassicBPE(Tokenizer):
             ids = merged
         return tuple(ids)
 
-    def decode(self, ids: Iterable[int]) -> str:
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
         """The words of `ids`, joined by single spaces (the original spacing is not kept).
 
         Args:
@@ -353,12 +366,12 @@ class ClassicBPE(Tokenizer):
     @classmethod
     def _from_model(cls, model: Mapping, special_tokens: Mapping, training: Mapping) -> ClassicBPE:
         w = "model."
-        _check_keys(model, ("type", "vocab", "merges", "pattern", "end_of_word", "unk_token"), w)
-        vocab = _field(model, "vocab", dict, w)
-        merges = _field(model, "merges", list, w)
-        pattern = _field(model, "pattern", str, w)
-        eow = _field(model, "end_of_word", str, w)
-        unk = _field(model, "unk_token", str, w, nullable=True)
+        check_keys(model, ("type", "vocab", "merges", "pattern", "end_of_word", "unk_token"), w)
+        vocab = field(model, "vocab", dict, w)
+        merges = field(model, "merges", list, w)
+        pattern = field(model, "pattern", str, w)
+        eow = field(model, "end_of_word", str, w)
+        unk = field(model, "unk_token", str, w, nullable=True)
         obj = cls.__new__(cls)
         obj._init(vocab, merges, special_tokens, pattern, eow, unk, training, w)
         return obj

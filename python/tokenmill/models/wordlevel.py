@@ -24,7 +24,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import TrainingError
-from .base import EOT, UNK, _n, Tokenizer, _check_keys, _compile, _count_items, _field, _select_vocab, _show, _train_args, _training_record
+from .._args import plural
+from .._schema import check_keys, field, show
+from ._vocab import EOT, UNK, VocabTokenizer, _compile, _count_items, _select_vocab, _training_record, train_args
 
 __all__ = ["WordLevel", "DEFAULT_PATTERN"]
 
@@ -34,7 +36,7 @@ DEFAULT_PATTERN = r'([,.:;?_!"()\']|--|\s)'
 _NO_SPACE_BEFORE = re.compile(r'\s+([,.?!"()\'])')
 
 
-class WordLevel(Tokenizer):
+class WordLevel(VocabTokenizer):
     """Word-level tokenizer (see the module docstring for splitting and decoding).
 
     Args:
@@ -103,11 +105,11 @@ class WordLevel(Tokenizer):
         >>> WordLevel.train(["the cat, the hat."], 3, special_tokens=["<|unk|>"]).vocab
         {',': 0, 'the': 1, '<|unk|>': 2}
         """
-        specials = _train_args(special_tokens, vocab_size, min_frequency)
+        specials = train_args(special_tokens, vocab_size, min_frequency)
         rx = _compile(pattern)
         counts, n_docs = _count_items(corpus, specials, lambda seg: _split(rx, seg))
         if not counts:
-            raise TrainingError(f"the corpus has no words ({_n(n_docs, 'document')}, all empty or whitespace); pass non-empty documents")
+            raise TrainingError(f"the corpus has no words ({plural(n_docs, 'document')}, all empty or whitespace); pass non-empty documents")
         vocab, special_ids = _select_vocab(counts, specials, vocab_size, min_frequency, "word")
         training = _training_record(vocab_size, min_frequency, n_docs, words=sum(counts.values()), unique_words=len(counts))
         return cls(vocab, special_ids, pattern=pattern, unk_token=UNK if UNK in specials else None, training=training)
@@ -135,10 +137,24 @@ class WordLevel(Tokenizer):
         """
         return _split(self._pattern_re, text)
 
-    def _encode_segment(self, text: str) -> list[int]:
-        return self._token_ids(_split(self._pattern_re, text), _unknown_word)
+    def _encode_segment(self, text: str, offsets: list[int] | None = None, base: int = 0) -> list[int]:
+        if offsets is None:
+            return self._token_ids(_split(self._pattern_re, text), _unknown_word)
+        words: list[str] = []
+        pos = 0
+        # re.split loses positions: find each item from where the previous one ended.
+        for item in self._pattern_re.split(text):
+            if not item:
+                continue
+            at = text.find(item, pos)
+            pos = at + len(item)
+            word = item.strip()
+            if word:
+                words.append(word)
+                offsets.append(base + at + item.index(word))
+        return self._token_ids(words, _unknown_word)
 
-    def decode(self, ids: Iterable[int]) -> str:
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
         """Tokens joined by spaces, without a space before ``, . ? ! " ( ) '``.
 
         Args:
@@ -159,10 +175,10 @@ class WordLevel(Tokenizer):
     @classmethod
     def _from_model(cls, model: Mapping, special_tokens: Mapping, training: Mapping) -> WordLevel:
         w = "model."
-        _check_keys(model, ("type", "vocab", "pattern", "unk_token"), w)
-        vocab = _field(model, "vocab", dict, w)
-        pattern = _field(model, "pattern", str, w)
-        unk = _field(model, "unk_token", str, w, nullable=True)
+        check_keys(model, ("type", "vocab", "pattern", "unk_token"), w)
+        vocab = field(model, "vocab", dict, w)
+        pattern = field(model, "pattern", str, w)
+        unk = field(model, "unk_token", str, w, nullable=True)
         obj = cls.__new__(cls)
         obj._init(vocab, special_tokens, pattern, unk, training, w)
         return obj
@@ -174,4 +190,4 @@ def _split(rx: re.Pattern, text: str) -> list[str]:
 
 
 def _unknown_word(k: int, w: str) -> str:
-    return f"word {_show(w)} is not in the vocabulary; train with {UNK!r} among special_tokens to map unknown words to it"
+    return f"word {show(w)} is not in the vocabulary; train with {UNK!r} among special_tokens to map unknown words to it"

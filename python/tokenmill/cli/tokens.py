@@ -1,4 +1,4 @@
-"""The ``tokenmill`` command line: encode, decode and count tokens, list encodings, show a demo.
+"""The token commands: ``encode``, ``decode``, ``count``, ``encodings``, ``demo``.
 
 Commands (run ``tokenmill COMMAND --help`` for all options)::
 
@@ -26,40 +26,23 @@ What it does not do: download anything (the standard encodings ship with the pac
 custom rank files, or train tokenizers. Memory stays bounded only when the input has safe cut
 points at least every chunk (ordinary prose, code and CJK text with line breaks do); an input
 with none, such as a megabyte of whitespace, is encoded in one piece.
-
->>> main(["count", "--text", "hello world"])
-2
-0
->>> main(["encode", "--encoding", "gpt2", "--text", "hello world"])
-31373 995
-0
 """
 
 from __future__ import annotations
 
-import argparse
-import io
 import json
 import os
 import re
 import sys
-import unicodedata
-from typing import IO, Callable, Iterator, Sequence
+from typing import Callable, Iterator
 
-from .corpus import _InvalidUtf8, _read_text, iter_cut_points, safe_cut
-from .errors import DisallowedSpecialTokenError, TokenIdError, TokenmillError
-from .registry import CL100K_PAT, O200K_PAT, R50K_PAT, get_encoding, list_encoding_names
+from ..data.chunks import InvalidUtf8, cuttable, read_text
+from ..errors import DisallowedSpecialTokenError, TokenIdError
+from ..registry import get_encoding, list_encoding_names
+from ..viz.render import render_color, render_plain
+from ._common import CHUNK_SIZE, STDIN, CliError, Source, hint_tty_stdin, positive_int, preview, sources, write, write_bytes
 
-__all__ = ["main", "safe_cut", "iter_cut_points", "CHUNK_SIZE"]
-
-#: Default read size for streaming (bytes).
-CHUNK_SIZE = 1 << 20
-
-#: Patterns for which `safe_cut`'s rule has been checked (all standard encodings use one).
-_CUTTABLE_PATTERNS = frozenset({R50K_PAT, CL100K_PAT, O200K_PAT})
-
-_STDIN = "-"
-_EXIT_USAGE = 2
+__all__ = ["add_parsers", "SAMPLE_TEXT"]
 
 SAMPLE_TEXT = (
     "Tokenizers turn text into integers; \"hello world\" is 2 tokens.\n"
@@ -72,67 +55,9 @@ SAMPLE_TEXT = (
 # Encodings shown by `demo` by default: the distinct vocabularies (gpt2 is r50k_base, and
 # p50k_edit only adds special tokens to p50k_base).
 _DEMO_ENCODINGS = ("r50k_base", "p50k_base", "cl100k_base", "o200k_base")
-_BACKGROUNDS = ("48;5;153", "48;5;223", "48;5;194", "48;5;225", "48;5;230")
 
 
-class CliError(Exception):
-    """A user error: printed as ``tokenmill: error: <message>``, exit status 2."""
-
-
-class _ArgumentParser(argparse.ArgumentParser):
-    """argparse, but errors become one-line `CliError`s instead of usage dumps."""
-
-    def error(self, message):  # type: ignore[override]
-        raise CliError(f"{message} (see '{self.prog} --help')")
-
-
-# ----------------------------------------------------------------------------- inputs
-class _Source:
-    """One input: a file path, stdin (``-``) or a ``--text`` string."""
-
-    def __init__(self, name: str, text: str | None = None):
-        self.name = name
-        self.text = text
-
-    @property
-    def label(self) -> str:
-        if self.text is not None:
-            return "<text>"
-        return "<stdin>" if self.name == _STDIN else self.name
-
-    def open(self) -> IO[bytes]:
-        if self.name == _STDIN:
-            stdin = sys.stdin
-            buf = getattr(stdin, "buffer", None)
-            if buf is not None:
-                return buf
-            return io.BytesIO(stdin.read().encode("utf-8", "surrogateescape"))
-        return open(self.name, "rb")
-
-    def close(self, f: IO[bytes]) -> None:
-        if self.name != _STDIN:
-            f.close()
-
-
-def _sources(args) -> list[_Source]:
-    files = list(args.files or [])
-    text = getattr(args, "text", None)
-    if text is not None:
-        if files:
-            raise CliError("give input FILES or --text, not both")
-        return [_Source("<text>", text)]
-    if not files:
-        files = [_STDIN]
-    if getattr(args, "json", False) and len(files) > 1:
-        seen = set()
-        for f in files:
-            if f in seen:
-                raise CliError(f"{f!r} is given twice; with --json each input must be named once")
-            seen.add(f)
-    return [_Source(f) for f in files]
-
-
-def _text_chunks(src: _Source, errors: str, chunk_size: int, cuttable: bool) -> Iterator[str]:
+def _text_chunks(src: Source, errors: str, chunk_size: int, cuttable: bool) -> Iterator[str]:
     """The text of `src` in pieces whose encodings concatenate to the whole text's encoding.
 
     Pieces are cut with `safe_cut` when `cuttable`; otherwise the whole input is one piece.
@@ -143,27 +68,15 @@ def _text_chunks(src: _Source, errors: str, chunk_size: int, cuttable: bool) -> 
         return
     f = src.open()
     try:
-        for piece, _ in _read_text(f.read, errors, chunk_size, "safe" if cuttable else None):
+        for piece, _ in read_text(f.read, errors, chunk_size, "safe" if cuttable else None):
             yield piece
-    except _InvalidUtf8 as e:
+    except InvalidUtf8 as e:
         raise CliError(
             f"{src.label}: invalid UTF-8 at byte {e.offset} ({e.reason}: {e.bad.hex(' ')}); "
             "pass --errors replace to substitute U+FFFD"
         ) from None
     finally:
         src.close(f)
-
-
-def _cuttable(enc) -> bool:
-    """True when `safe_cut`'s rule holds for `enc` (known pattern, no whitespace in specials)."""
-    if enc._pat_str not in _CUTTABLE_PATTERNS:
-        return False
-    return not any(any(c.isspace() for c in s) for s in enc.special_tokens_set)
-
-
-# ----------------------------------------------------------------------------- helpers
-def _encoding(name: str):
-    return get_encoding(name)
 
 
 def _special_args(enc, args) -> dict:
@@ -182,22 +95,13 @@ def _special_args(enc, args) -> dict:
         if tok not in known:
             raise CliError(
                 f"{tok!r} is not a special token of {enc.name} (its special tokens: "
-                f"{_preview(sorted(known, key=enc._special_tokens.get))}). --allowed-special takes one or more values, "
+                f"{preview(sorted(known, key=enc._special_tokens.get))}). --allowed-special takes one or more values, "
                 "so put input FILES before it or use '--' to end it"
             )
     return {"allowed_special": frozenset(allowed)}
 
 
-def _preview(items: Sequence[str], limit: int = 8) -> str:
-    """``a, b, c`` or ``a, b, ... and N more`` for long lists (o200k_harmony has >1000 specials)."""
-    if not items:
-        return "none"
-    if len(items) <= limit:
-        return ", ".join(items)
-    return ", ".join(items[:limit]) + f", ... and {len(items) - limit} more"
-
-
-def _disallowed_error(src: _Source, e: DisallowedSpecialTokenError, byte_base: int) -> CliError:
+def _disallowed_error(src: Source, e: DisallowedSpecialTokenError, byte_base: int) -> CliError:
     at = f" at byte {byte_base + e.position}" if e.position is not None else ""
     return CliError(
         f"{src.label}: text contains the special token {e.token!r}{at}, which is disallowed by default; "
@@ -206,10 +110,10 @@ def _disallowed_error(src: _Source, e: DisallowedSpecialTokenError, byte_base: i
     )
 
 
-def _iter_encoded(enc, src: _Source, args, fn: Callable[[str], object]) -> Iterator[object]:
+def _iter_encoded(enc, src: Source, args, fn: Callable[[str], object]) -> Iterator[object]:
     """Applies `fn` (encode or count) to each streamed piece of `src`."""
     byte_base = 0
-    for chunk in _text_chunks(src, args.errors, args.chunk_size, _cuttable(enc)):
+    for chunk in _text_chunks(src, args.errors, args.chunk_size, cuttable(enc.pattern, enc.special_tokens)):
         try:
             yield fn(chunk)
         except DisallowedSpecialTokenError as e:
@@ -217,82 +121,44 @@ def _iter_encoded(enc, src: _Source, args, fn: Callable[[str], object]) -> Itera
         byte_base += len(chunk.encode("utf-8", "surrogatepass"))
 
 
-def _write(s: str) -> None:
-    """Writes text to stdout, escaping what its encoding cannot represent."""
-    out = sys.stdout
-    try:
-        out.write(s)
-    except UnicodeEncodeError:
-        enc = getattr(out, "encoding", None) or "utf-8"
-        out.write(s.encode(enc, "backslashreplace").decode(enc))
-
-
-def _write_bytes(b: bytes) -> None:
-    out = sys.stdout
-    buf = getattr(out, "buffer", None)
-    if buf is None:
-        out.write(b.decode("utf-8", "replace"))
-        return
-    out.flush()
-    buf.write(b)
-    buf.flush()
-
-
-def _note(args, message: str) -> None:
-    """Non-essential message on stderr (suppressed by --quiet)."""
-    if not args.quiet:
-        print(f"tokenmill: {message}", file=sys.stderr)
-
-
-def _hint_tty_stdin(args, sources: Sequence[_Source]) -> None:
-    if any(s.name == _STDIN and s.text is None for s in sources):
-        try:
-            tty = sys.stdin.isatty()
-        except (AttributeError, ValueError, OSError):
-            tty = False
-        if tty:
-            _note(args, "reading from stdin (end with Ctrl-D)")
-
-
-# ----------------------------------------------------------------------------- commands
 def _cmd_encode(args) -> int:
-    enc = _encoding(args.encoding)
+    enc = get_encoding(args.encoding)
     special = _special_args(enc, args)
-    sources = _sources(args)
-    _hint_tty_stdin(args, sources)
+    srcs = sources(args)
+    hint_tty_stdin(args, srcs)
     if args.ordinary:
         fn = enc.encode_ordinary
     else:
         def fn(t, _e=enc.encode, _kw=special):
             return _e(t, **_kw)
 
-    multi_json = args.json and len(sources) > 1
+    multi_json = args.json and len(srcs) > 1
     if multi_json:
-        _write("{")
-    for k, src in enumerate(sources):
+        write("{")
+    for k, src in enumerate(srcs):
         if multi_json:
-            _write((", " if k else "") + json.dumps(src.name) + ": ")
+            write((", " if k else "") + json.dumps(src.name) + ": ")
         sep = ", " if args.json else " "
         if args.json:
-            _write("[")
+            write("[")
         first = True
         for ids in _iter_encoded(enc, src, args, fn):
             if ids:
-                _write(("" if first else sep) + sep.join(map(str, ids)))
+                write(("" if first else sep) + sep.join(map(str, ids)))
                 first = False
         if args.json:
-            _write("]")
+            write("]")
         if not multi_json:
-            _write("\n")
+            write("\n")
     if multi_json:
-        _write("}\n")
+        write("}\n")
     return 0
 
 
 _INT_RE = re.compile(rb"-?[0-9]+")
 
 
-def _parse_ids(part: bytes, src: _Source, position: int) -> list[int]:
+def _parse_ids(part: bytes, src: Source, position: int) -> list[int]:
     """Whitespace-separated integers; a clear error naming the first bad one."""
     tokens = part.split()
     if b"_" not in part and b"+" not in part:
@@ -310,7 +176,7 @@ def _parse_ids(part: bytes, src: _Source, position: int) -> list[int]:
     return [int(t) for t in tokens]  # pragma: no cover - every token matched
 
 
-def _iter_ids(src: _Source, chunk_size: int) -> Iterator[list[int]]:
+def _iter_ids(src: Source, chunk_size: int) -> Iterator[list[int]]:
     """Lists of ids read from `src`: whitespace-separated (streamed) or one JSON list."""
     f = src.open()
     try:
@@ -353,11 +219,11 @@ def _iter_ids(src: _Source, chunk_size: int) -> Iterator[list[int]]:
 
 
 def _cmd_decode(args) -> int:
-    enc = _encoding(args.encoding)
-    sources = _sources(args)
-    _hint_tty_stdin(args, sources)
+    enc = get_encoding(args.encoding)
+    srcs = sources(args)
+    hint_tty_stdin(args, srcs)
     results = {}
-    for src in sources:
+    for src in srcs:
         pieces: list[bytes] = []
         position = 0
         for ids in _iter_ids(src, args.chunk_size):
@@ -370,39 +236,39 @@ def _cmd_decode(args) -> int:
             if args.json:
                 pieces.append(b)
             else:
-                _write_bytes(b)
+                write_bytes(b)
         if args.json:
             results[src.name] = b"".join(pieces).decode("utf-8", "replace")
     if args.json:
-        value = results[sources[0].name] if len(sources) == 1 else results
-        _write(json.dumps(value) + "\n")
+        value = results[srcs[0].name] if len(srcs) == 1 else results
+        write(json.dumps(value) + "\n")
     return 0
 
 
 def _cmd_count(args) -> int:
-    enc = _encoding(args.encoding)
+    enc = get_encoding(args.encoding)
     special = _special_args(enc, args)
-    sources = _sources(args)
-    _hint_tty_stdin(args, sources)
+    srcs = sources(args)
+    hint_tty_stdin(args, srcs)
 
     def fn(t, _c=enc.count, _kw=special):
         return _c(t, **_kw)
 
     counts = {}
     total = 0
-    for src in sources:
+    for src in srcs:
         n = sum(_iter_encoded(enc, src, args, fn))  # type: ignore[arg-type]
         counts[src.name if src.text is None else "<text>"] = n
         total += n
         if not args.json:
-            if len(sources) == 1 and (src.text is not None or src.name == _STDIN):
-                _write(f"{n}\n")
+            if len(srcs) == 1 and (src.text is not None or src.name == STDIN):
+                write(f"{n}\n")
             else:
-                _write(f"{n}\t{src.label}\n")
+                write(f"{n}\t{src.label}\n")
     if args.json:
-        _write(json.dumps({"counts": counts, "total": total}) + "\n")
-    elif len(sources) > 1:
-        _write(f"{total}\ttotal\n")
+        write(json.dumps({"counts": counts, "total": total}) + "\n")
+    elif len(srcs) > 1:
+        write(f"{total}\ttotal\n")
     return 0
 
 
@@ -410,43 +276,17 @@ def _cmd_encodings(args) -> int:
     rows = []
     for name in list_encoding_names():
         enc = get_encoding(name)
-        specials = dict(sorted(enc._special_tokens.items(), key=lambda kv: kv[1]))
+        specials = dict(sorted(enc.special_tokens.items(), key=lambda kv: kv[1]))
         rows.append((name, enc.n_vocab, specials))
     if args.json:
-        _write(json.dumps([{"name": n, "n_vocab": v, "special_tokens": s} for n, v, s in rows], indent=2) + "\n")
+        write(json.dumps([{"name": n, "n_vocab": v, "special_tokens": s} for n, v, s in rows], indent=2) + "\n")
         return 0
     width = max(len(n) for n, _, _ in rows)
     if not args.quiet:
-        _write(f"{'encoding':<{width}}  {'n_vocab':>7}  special tokens (id)\n")
+        write(f"{'encoding':<{width}}  {'n_vocab':>7}  special tokens (id)\n")
     for n, v, s in rows:
-        _write(f"{n:<{width}}  {v:>7}  {_preview([f'{t} ({i})' for t, i in s.items()])}\n")
+        write(f"{n:<{width}}  {v:>7}  {preview([f'{t} ({i})' for t, i in s.items()])}\n")
     return 0
-
-
-def _escape_piece(piece: bytes, plain: bool) -> str:
-    """A token's bytes as visible text: control characters and bytes that are not whole
-    UTF-8 characters are escaped (``\\n``, ``\\x1b``, ``\\xf0``); in plain mode ``|`` and
-    ``\\`` are escaped too, so the ``|`` separators stay unambiguous."""
-    out = []
-    for ch in piece.decode("utf-8", "surrogateescape"):
-        o = ord(ch)
-        if 0xDC80 <= o <= 0xDCFF:
-            out.append(f"\\x{o - 0xDC00:02x}")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\\" and plain:
-            out.append("\\\\")
-        elif ch == "|" and plain:
-            out.append("\\|")
-        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") and ch not in ("\u200d",):
-            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def _use_color(mode: str) -> bool:
@@ -465,61 +305,37 @@ def _use_color(mode: str) -> bool:
 def _cmd_demo(args) -> int:
     text = SAMPLE_TEXT if args.text is None else args.text
     names = [args.encoding] if args.encoding else list(_DEMO_ENCODINGS)
-    encs = [_encoding(n) for n in names]  # resolve all names before printing anything
+    encs = [get_encoding(n) for n in names]  # resolve all names before printing anything
     color = _use_color(args.color)
     if not args.quiet:
-        _write("Text:\n" + "".join(f"  {line}\n" for line in text.splitlines()) if text else "Text: (empty)\n")
+        write("Text:\n" + "".join(f"  {line}\n" for line in text.splitlines()) if text else "Text: (empty)\n")
         how = "alternating background colours" if color else "'|' between tokens; \\n, \\t and partial UTF-8 bytes escaped"
-        _write(f"Token boundaries are shown with {how}.\n")
+        write(f"Token boundaries are shown with {how}.\n")
         others = [n for n in list_encoding_names() if n not in names]
         if not args.encoding and others:
-            _write(f"Also available: {', '.join(others)} (gpt2 is r50k_base; the others add special tokens "
+            write(f"Also available: {', '.join(others)} (gpt2 is r50k_base; the others add special tokens "
                    "to an encoding shown); pick one with --encoding NAME.\n")
     summary = []
     for enc in encs:
         ids = enc.encode_ordinary(text)
         pieces = enc.decode_tokens_bytes(ids)
-        if color:
-            shown = []
-            for k, p in enumerate(pieces):
-                s = _escape_piece(p, plain=False)
-                shown.append(f"\x1b[30;{_BACKGROUNDS[k % len(_BACKGROUNDS)]}m{s}\x1b[0m")
-                if p.endswith(b"\n"):
-                    shown.append("\n")
-            tokens_line = "".join(shown).rstrip("\n")
-        else:
-            tokens_line = "|" + "|".join(_escape_piece(p, plain=True) for p in pieces) + "|" if pieces else "(no tokens)"
+        tokens_line = render_color(pieces) if color else render_plain(pieces)
         cpt = len(text) / len(ids) if ids else 0.0
         summary.append((enc.name, len(ids), cpt))
-        _write(f"\n== {enc.name} (n_vocab {enc.n_vocab}) ==\n")
-        _write(tokens_line + "\n")
-        _write(f"ids: {' '.join(map(str, ids))}\n")
-        _write(f"{len(ids)} tokens, {len(text)} characters, {cpt:.2f} characters/token\n")
+        write(f"\n== {enc.name} (n_vocab {enc.n_vocab}) ==\n")
+        write(tokens_line + "\n")
+        write(f"ids: {' '.join(map(str, ids))}\n")
+        write(f"{len(ids)} tokens, {len(text)} characters, {cpt:.2f} characters/token\n")
     if len(summary) > 1 and not args.quiet:
         width = max(len(n) for n, _, _ in summary)
-        _write(f"\n{'encoding':<{width}}  tokens  chars/token\n")
+        write(f"\n{'encoding':<{width}}  tokens  chars/token\n")
         for n, k, c in summary:
-            _write(f"{n:<{width}}  {k:>6}  {c:>11.2f}\n")
+            write(f"{n:<{width}}  {k:>6}  {c:>11.2f}\n")
     return 0
 
 
-# ----------------------------------------------------------------------------- parser
-def _positive_int(s: str) -> int:
-    try:
-        v = int(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{s!r} is not an integer") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, not {v}")
-    return v
-
-
-def _build_parser() -> argparse.ArgumentParser:
-    from . import __version__
-
-    common = _ArgumentParser(add_help=False)
-    common.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
-                        help="suppress non-essential output (headers, notes, hints)")
+def add_parsers(sub, common) -> None:
+    """Adds the token commands to the CLI's subparsers."""
 
     def enc_opt(p, default="cl100k_base"):
         p.add_argument("-e", "--encoding", default=default, metavar="NAME",
@@ -530,7 +346,7 @@ def _build_parser() -> argparse.ArgumentParser:
         if text:
             p.add_argument("-t", "--text", help="use TEXT as the input instead of files/stdin")
         p.add_argument("--json", action="store_true", help="write JSON")
-        p.add_argument("--chunk-size", type=_positive_int, default=CHUNK_SIZE, metavar="BYTES",
+        p.add_argument("--chunk-size", type=positive_int, default=CHUNK_SIZE, metavar="BYTES",
                        help=f"read size for streaming (default {CHUNK_SIZE})")
 
     def special_opts(p):
@@ -540,11 +356,6 @@ def _build_parser() -> argparse.ArgumentParser:
         p.add_argument("--ordinary", action="store_true", help="treat special-token text as ordinary text")
         p.add_argument("--errors", choices=("strict", "replace"), default="strict",
                        help="invalid UTF-8 input: fail (strict, default) or substitute U+FFFD (replace)")
-
-    parser = _ArgumentParser(prog="tokenmill", description="Exact, fast tiktoken-compatible tokenizers.")
-    parser.add_argument("--version", action="version", version=f"tokenmill {__version__}")
-    parser.add_argument("-q", "--quiet", action="store_true", help="suppress non-essential output")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("encode", parents=[common], help="text -> token ids",
                        description="Encode text to token ids: one line per input, or JSON.")
@@ -579,59 +390,3 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour token boundaries (auto: when stdout is a terminal and NO_COLOR is unset)")
     p.set_defaults(func=_cmd_demo)
-
-    from .cli_train import add_parser as add_train_parser
-
-    add_train_parser(sub, common, _positive_int)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Runs the command line with `argv` (default ``sys.argv[1:]``); returns the exit status.
-
-    0 on success, 2 on any user error (one line ``tokenmill: error: ...`` on stderr).
-    """
-    parser = _build_parser()
-    try:
-        try:
-            args = parser.parse_args(None if argv is None else list(argv))
-        except SystemExit as e:  # --help / --version
-            return e.code if isinstance(e.code, int) else 0
-        if not getattr(args, "command", None):
-            raise CliError("missing command: choose one of encode, decode, count, encodings, demo, train (see 'tokenmill --help')")
-        return args.func(args)
-    except CliError as e:
-        return _fail(str(e))
-    except (TokenmillError, ValueError) as e:
-        return _fail(str(e).strip().replace("\n", " "))
-    except BrokenPipeError:
-        _silence_stdout()
-        return 1
-    except OSError as e:
-        if e.filename is not None and e.strerror:
-            return _fail(f"{e.filename}: {e.strerror}")
-        return _fail(str(e))
-    except KeyboardInterrupt:
-        return 130
-
-
-def _fail(message: str) -> int:
-    try:
-        sys.stdout.flush()
-    except (OSError, ValueError):
-        pass
-    print(f"tokenmill: error: {message}", file=sys.stderr)
-    return _EXIT_USAGE
-
-
-def _silence_stdout() -> None:
-    """After a broken pipe, point stdout at /dev/null so the interpreter's final flush is quiet."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
-        pass
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -11,7 +11,7 @@ the most frequent adjacent pair wins; ties go to the smallest ``(left id, right 
 are identical whatever the thread count. When a pair spells bytes that are already a token,
 it merges into that token and no new id is spent.
 
-It does not read files itself (see `tokenmill.corpus`) or write them (see `Encoding.save`).
+It does not read files itself (see `tokenmill.data.corpus`) or write them (see `Encoding.save`).
 """
 
 from __future__ import annotations
@@ -21,58 +21,27 @@ import threading
 import time
 from typing import Any, Iterable, Sequence
 
-from . import _core
-from ._progress import Progress
-from .encoding import Encoding, _default_threads
-from .errors import PatternError, SpecialTokenError, TrainingError
+from .. import _core
+from .._args import min_frequency_arg, special_token_list
+from .._args import threads as _default_threads
+from .._progress import Progress
+from ..data.chunks import cuttable
+from ..data.corpus import Corpus
+from ..encoding import Encoding
+from ..errors import PatternError, SpecialTokenError, TrainingError
+from ..patterns import PATTERN_NAMES, resolve_pattern
 
-__all__ = ["train_bpe", "resolve_pattern", "PATTERN_NAMES"]
+__all__ = ["train_bpe"]
 
 _CHUNK = 1 << 20
 
-#: Names accepted for `pattern`, besides any regex.
-PATTERN_NAMES = ("gpt2", "r50k", "r50k_base", "p50k_base", "cl100k", "cl100k_base", "o200k", "o200k_base")
-
-
-def resolve_pattern(pattern: str) -> str:
-    """The regex for a pattern name (gpt2/r50k, cl100k, o200k); any other string is a regex.
-
-    >>> resolve_pattern("cl100k") == resolve_pattern("cl100k_base")
-    True
-    """
-    from .registry import CL100K_PAT, O200K_PAT, R50K_PAT
-
-    if not isinstance(pattern, str) or not pattern:
-        raise TypeError(f"pattern must be a pattern name ({', '.join(PATTERN_NAMES)}) or a regex string, not {pattern!r}")
-    key = pattern.lower()
-    if key in ("gpt2", "r50k", "r50k_base", "p50k_base"):
-        return R50K_PAT
-    if key in ("cl100k", "cl100k_base"):
-        return CL100K_PAT
-    if key in ("o200k", "o200k_base"):
-        return O200K_PAT
-    return pattern
-
 
 def _check_specials(special_tokens: Iterable[str] | None, base: Encoding | None) -> list[str]:
-    if special_tokens is None:
-        return []
-    if isinstance(special_tokens, str):
-        raise TypeError(f"special_tokens must be a sequence of strings, e.g. ({special_tokens!r},), not a string")
-    out: list[str] = []
-    for s in special_tokens:
-        if not isinstance(s, str) or not s:
-            raise SpecialTokenError(f"special token {s!r} must be a non-empty string")
-        try:
-            s.encode("utf-8")
-        except UnicodeEncodeError:
-            raise SpecialTokenError(f"special token {s!r} holds a lone surrogate, which is not valid Unicode; fix the string") from None
-        if s in out:
-            raise SpecialTokenError(f"special token {s!r} is given twice; list each special token once")
+    specials = list(special_token_list(special_tokens))
+    for s in specials:
         if base is not None and s in base.special_tokens_set:
             raise SpecialTokenError(f"special token {s!r} is already a special token of the base encoding {base.name!r}; drop it from special_tokens")
-        out.append(s)
-    return out
+    return specials
 
 
 def _run_cancellable(fn, control, progress: Progress | None, total: int, log=None):
@@ -164,13 +133,10 @@ def train_bpe(
     >>> enc.n_vocab, enc.decode(enc.encode("lowest"))
     (260, 'lowest')
     """
-    from .corpus import Corpus
-
     t0 = time.monotonic()
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
         raise TypeError(f"vocab_size must be an int, not {type(vocab_size).__name__}")
-    if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or not 0 <= min_frequency < 2**64:
-        raise TrainingError(f"min_frequency must be an int in [0, 2**64), not {min_frequency!r}")
+    min_frequency_arg(min_frequency)
     if base is not None and not isinstance(base, Encoding):
         raise TypeError(f"base must be a tokenmill.Encoding (e.g. tokenmill.get_encoding('cl100k_base')), not {type(base).__name__}")
     threads = _default_threads(num_threads)
@@ -182,7 +148,7 @@ def train_bpe(
         what = f"256 byte tokens + {len(specials)} special tokens"
         next_id = 256
     else:
-        regex = base._pat_str
+        regex = base.pattern
         if pattern is not None and resolve_pattern(pattern) != regex:
             raise TrainingError(
                 f"pattern {pattern!r} differs from the base encoding's pattern; continuing training keeps "
@@ -197,14 +163,11 @@ def train_bpe(
 
     # Special tokens of the base are cut out of the text too: they are not ordinary text.
     cut_specials = specials + (sorted(base.special_tokens_set) if base is not None else [])
-    from .registry import CL100K_PAT, O200K_PAT, R50K_PAT
-
     # Chunks are cut only where no pre-token can span the cut: proven for the known patterns
-    # when no special token holds whitespace (see `corpus.safe_cut`); otherwise at line breaks.
-    cuttable = regex in (R50K_PAT, CL100K_PAT, O200K_PAT) and not any(any(c.isspace() for c in s) for s in cut_specials)
+    # when no special token holds whitespace (see `data.chunks.safe_cut`); otherwise at line breaks.
     # 1 MiB chunks: large enough to amortize a call, small enough that the reader's copies of
     # a chunk (bytes, str, UTF-8) stay a few MB (8 MiB chunks doubled peak RSS at 100 MB).
-    src = Corpus.from_arg(corpus, text_field=text_field, errors=errors, cuttable=cuttable, chunk_size=_CHUNK)
+    src = Corpus.from_arg(corpus, text_field=text_field, errors=errors, cuttable=cuttable(regex, cut_specials), chunk_size=_CHUNK)
     try:
         counter = _core.WordCounter(regex, cut_specials)
     except PatternError as e:
@@ -241,8 +204,8 @@ def train_bpe(
         ranks = {bytes([i]): i for i in range(256)}
         base_specials: dict[str, int] = {}
     else:
-        ranks = base._mergeable_ranks
-        base_specials = base._special_tokens
+        ranks = base.mergeable_ranks()
+        base_specials = base.special_tokens
     for tid, tb in new_tokens:
         ranks[tb] = tid
     first_special = next_id + len(new_tokens)

@@ -1,0 +1,442 @@
+"""Streaming corpus reader: files or texts in, whole documents or text chunks out.
+
+`Corpus.from_arg` takes what ``train(corpus, ...)`` takes: a path, a list of paths, or any
+iterable of ``str`` documents. `Corpus.documents` yields whole documents (a
+text file, a JSON line, a parquet row, an item), `Corpus.chunks` the text in chunks cut at safe
+points, and `Corpus.batches` lists of chunks, for the trainer to pre-tokenize and count.
+
+What it does:
+
+* Reads plain text (any file name), JSON lines (``.jsonl``, ``.ndjson``: one document per
+  line, the string in `text_field`), parquet (``.parquet``: one document per row of the
+  `text_field` column, via pyarrow), each optionally gzipped (``.gz``, or gzip magic bytes).
+  ``format=`` overrides the guess from the name for every file.
+* Streams: files are read in blocks, so memory is O(`chunk_size`) plus one document, never
+  O(corpus). Counting pre-tokens is the trainer's job; memory then grows with the number of
+  distinct pre-tokens only.
+* Cuts big texts (plain-text files, and documents longer than `chunk_size`) into chunks for
+  the trainer to pre-tokenize one by one. With ``cuttable=True`` (the r50k/p50k, cl100k and
+  o200k patterns) only at `safe_cut`'s points, so the pre-tokens are exactly the whole text's.
+  With ``cuttable=False`` (a custom pattern) only right after a line break: one that follows
+  a non-space character and precedes a letter (rule A of `safe_cut`) when the block has one,
+  else the block's last line break. So a pre-token is split at a chunk boundary only if it
+  spans a line break (GPT-2-style patterns make such pre-tokens of whitespace runs like
+  ``"\\n\\n  "``, o200k-style ones also of punctuation before line breaks), and only the
+  fallback cut can split those: about one pre-token per chunk, in text without rule A points
+  (measurements in a comment below). A text without line breaks
+  stays one chunk, however big, as does a text without `safe_cut` points (only whitespace,
+  say) with ``cuttable=True``.
+* Reports progress: `Corpus.total_bytes` (known when every input is a file) and
+  `Corpus.bytes_read` in bytes on disk (compressed bytes for gzip files), plus
+  `Corpus.text_bytes` (UTF-8 bytes of text yielded) and `Corpus.n_documents`.
+* Raises `CorpusError` naming the file and byte offset of invalid UTF-8 (``errors="replace"``
+  substitutes U+FFFD instead), ``file:line`` of a bad JSON line, and the file of a corrupt gzip
+  stream. A missing file is a `CorpusFileNotFoundError`, which is both a `CorpusError` and a
+  `FileNotFoundError`. All paths are checked by `Corpus.from_arg`, before any reading.
+
+What it does not do: pre-tokenize, count, shuffle, deduplicate, normalize or filter text;
+read directories or glob patterns (pass the files); read ``.json`` (one JSON document), CSV or
+nested JSON fields; raise on an empty corpus (the trainer checks `Corpus.text_bytes`).
+
+Decisions:
+
+* A list or tuple is a list of paths when its first item is an ``os.PathLike``, or a ``str``
+  that names an existing file or directory or looks like a corpus file name (one line, ending in
+  ``.txt``, ``.gz``, ``.jsonl``, ``.ndjson`` or ``.parquet``); every item must then be an existing
+  file. Otherwise it is a list of documents. Texts that look like file names can be passed as an
+  iterator, ``iter(texts)``: any iterable that is not a list or tuple holds documents.
+* Empty documents are counted in `Corpus.n_documents` but not yielded; a document is never
+  joined with another one (batches hold several, as separate strings).
+* Documents from iterables and JSON may hold lone surrogates (``"\\ud800"``); they are an error
+  like invalid UTF-8 (``errors="replace"`` substitutes U+FFFD), so the trainer only sees text
+  that is valid UTF-8.
+
+>>> corpus = Corpus.from_arg(["one document", "another"])
+>>> list(corpus.documents())
+['one document', 'another']
+>>> corpus.n_documents, corpus.text_bytes
+(2, 19)
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+from typing import Any, Iterable, Iterator
+
+from ..errors import CorpusError, CorpusFileNotFoundError
+from .chunks import InvalidUtf8, read_text, split_text, utf8_size
+from .sources import (FORMATS, REPLACE_HINT, File, Input, json_kind, looks_like_path, parquet_module, plausible_path, preview,
+                      probe, surrogate_reason, utf8_len)
+
+__all__ = ["Corpus"]
+
+_LINE_BLOCK = 1 << 20  # read size for JSON lines (documents are cut to chunk_size after parsing)
+_PARQUET_ROWS = 4096  # rows per record batch
+
+
+class Corpus:
+    """A training corpus read as a stream of text chunks; build it with `Corpus.from_arg`.
+
+    Attributes:
+        paths: The input files, or None for an iterable of documents.
+        total_bytes: Sum of the files' sizes on disk; for a list or tuple of texts, the sum of
+            their lengths; None for other iterables.
+        bytes_read: Bytes of the files on disk consumed so far (compressed bytes for gzip,
+            a row-count estimate within a parquet file; characters for texts), so that
+            ``bytes_read / total_bytes`` is the fraction done. Equals `total_bytes` at the end.
+        text_bytes: UTF-8 bytes of text yielded so far (0 at the end: an empty corpus).
+        n_documents: Documents read so far: files for plain text, non-blank lines for JSON
+            lines, rows for parquet, items for iterables (empty ones included).
+
+    Counters restart with each call of `documents`, `chunks` or `batches`.
+    """
+
+    def __init__(
+        self,
+        files: list[File] | None = None,
+        texts: Iterable[str] | None = None,
+        *,
+        text_field: str = "text",
+        errors: str = "strict",
+        chunk_size: int = 8 << 20,
+        cuttable: bool = True,
+    ):
+        self._files = files
+        self._texts = texts
+        self._one_shot = texts is not None and iter(texts) is texts
+        self._consumed = False
+        self.text_field = text_field
+        self.errors = errors
+        self.chunk_size = chunk_size
+        self.cuttable = cuttable
+        self._cut = "safe" if cuttable else "line"
+        self.paths: list[str] | None = None if files is None else [f.path for f in files]
+        self.total_bytes: int | None = None
+        if files is not None:
+            self.total_bytes = sum(f.size for f in files)
+        elif isinstance(texts, (list, tuple)):
+            try:
+                self.total_bytes = sum(map(len, texts))
+            except TypeError:  # a non-str item: reading names it
+                pass
+        self.bytes_read = 0
+        self.text_bytes = 0
+        self.n_documents = 0
+
+    @classmethod
+    def from_arg(
+        cls,
+        corpus: Any,
+        *,
+        text_field: str = "text",
+        errors: str = "strict",
+        chunk_size: int = 8 << 20,
+        cuttable: bool = True,
+        format: str | None = None,
+    ) -> "Corpus":
+        """A `Corpus` from what ``train`` accepts; every path is checked now, before reading.
+
+        Args:
+            corpus: A path (``str`` or ``os.PathLike``), a list or tuple of paths, or any other
+                iterable of ``str`` documents (a generator is read once). A `Corpus` is returned
+                as is. See the module docstring for how a list of ``str`` is told apart.
+            text_field: The JSON field or parquet column holding the text.
+            errors: ``"strict"`` (invalid UTF-8 or a lone surrogate raises `CorpusError`) or
+                ``"replace"`` (substitutes U+FFFD).
+            chunk_size: About the largest chunk `chunks` yields, in characters (files are
+                read in blocks of this many bytes); bigger texts are cut at safe points.
+            cuttable: True when `safe_cut`'s points are safe for the pre-tokenizer (the
+                r50k/p50k, cl100k and o200k patterns, special tokens without whitespace);
+                False (custom patterns) cuts only right after line breaks (see the module
+                docstring).
+            format: ``"text"``, ``"jsonl"`` or ``"parquet"`` for every file, instead of
+                guessing from the file name.
+
+        Returns:
+            The corpus, not yet read.
+
+        Raises:
+            CorpusError: No input files, a directory, a gzipped parquet file, parquet without
+                pyarrow; `CorpusFileNotFoundError` for a missing file.
+            TypeError: `corpus` is not a path or iterable, or a list of paths holds something else.
+            ValueError: A bad `errors`, `format` or `chunk_size`.
+
+        >>> Corpus.from_arg(["a text", "another"]).total_bytes
+        13
+        >>> Corpus.from_arg("no/such/file.txt")
+        Traceback (most recent call last):
+        ...
+        tokenmill.errors.CorpusFileNotFoundError: no/such/file.txt: no such file; to train on a text, pass it in a list: [text]
+        """
+        if isinstance(corpus, Corpus):
+            return corpus
+        if errors not in ("strict", "replace"):
+            raise ValueError(f"errors must be 'strict' or 'replace', not {errors!r}")
+        if format is not None and format not in FORMATS:
+            raise ValueError(f"format must be one of {', '.join(map(repr, FORMATS))} or None, not {format!r}")
+        if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+            raise ValueError(f"chunk_size must be a positive int, not {chunk_size!r}")
+        if not isinstance(text_field, str) or not text_field:
+            raise ValueError(f"text_field must be a non-empty str, not {text_field!r}")
+        opts: dict[str, Any] = dict(text_field=text_field, errors=errors, chunk_size=chunk_size, cuttable=cuttable)
+        if isinstance(corpus, str) and not plausible_path(corpus):
+            shown = corpus[:40] + ("..." if len(corpus) > 40 else "")
+            raise CorpusError(f"the corpus is a str that is not a file ({shown!r}); to train on a text, pass it in a list: [text]")
+        if isinstance(corpus, (str, os.PathLike)):
+            try:
+                return cls([probe(corpus, None, format)], **opts)
+            except CorpusFileNotFoundError as e:
+                if isinstance(corpus, str):
+                    raise CorpusFileNotFoundError(e.reason + "; to train on a text, pass it in a list: [text]", e.path) from None
+                raise
+        if isinstance(corpus, (bytes, bytearray, memoryview)):
+            raise TypeError(f"corpus is {type(corpus).__name__}: pass a path as str, or texts as str (decode bytes first)")
+        if isinstance(corpus, (list, tuple)):
+            if not corpus:
+                raise CorpusError("no input files: the corpus is an empty list")
+            first = corpus[0]
+            if isinstance(first, os.PathLike) or (isinstance(first, str) and looks_like_path(first)):
+                return cls([probe(p, i, format) for i, p in enumerate(corpus)], **opts)
+            return cls(texts=corpus, **opts)
+        if not isinstance(corpus, Iterable):
+            raise TypeError(f"corpus must be a path, a list of paths or an iterable of str, not {type(corpus).__name__}")
+        return cls(texts=corpus, **opts)
+
+    def __repr__(self) -> str:
+        if self.paths is not None:
+            return f"Corpus({len(self.paths)} file(s), total_bytes={self.total_bytes})"
+        return f"Corpus(<{type(self._texts).__name__} of str>)"
+
+    def __iter__(self) -> Iterator[str]:
+        return self.documents()
+
+    def documents(self) -> Iterator[str]:
+        """The corpus's documents, each whole: a plain-text file, a JSON line, a parquet row,
+        an item of an iterable. Empty documents are skipped (and counted in `n_documents`).
+
+        Raises: as `chunks`.
+
+        >>> list(Corpus.from_arg(["First line.\\nSecond line.\\n", "", "Two"], chunk_size=5).documents())
+        ['First line.\\nSecond line.\\n', 'Two']
+        """
+        return self._read(whole=True)
+
+    def chunks(self) -> Iterator[str]:
+        """The corpus text as chunks of at most about `chunk_size` characters.
+
+        A plain-text file yields chunks cut at safe points; a JSON line, parquet row or
+        iterable item yields one document (in several chunks if it is longer than
+        `chunk_size`). Empty documents are skipped; documents are never joined.
+
+        Raises:
+            CorpusError: Invalid UTF-8 (file and byte offset), a bad JSON line (file:line),
+                corrupt gzip or parquet data, a one-shot iterator read a second time.
+            TypeError: An iterable's item is not a str (names its index).
+
+        >>> text = "First line.\\nSecond line.\\n" * 2
+        >>> list(Corpus.from_arg([text], chunk_size=30).chunks())
+        ['First line.\\nSecond line.\\nFirst', ' line.\\nSecond line.\\n']
+        """
+        return self._read(whole=False)
+
+    def _read(self, whole: bool) -> Iterator[str]:
+        self.bytes_read = self.text_bytes = self.n_documents = 0
+        if self._files is None:
+            yield from self._iterable_docs(whole)
+            return
+        done = 0
+        for file in self._files:
+            if file.format == "jsonl":
+                yield from self._jsonl_docs(file, done, whole)
+            elif file.format == "parquet":
+                yield from self._parquet_docs(file, done, whole)
+            else:
+                yield from self._text_docs(file, done, whole)
+            done += file.size
+            self.bytes_read = done
+
+    def batches(self, max_chars: int = 8 << 20) -> Iterator[list[str]]:
+        """`chunks` in lists of about `max_chars` characters (at least one chunk each).
+
+        Many small documents share a list (one Python call per batch instead of per
+        document); a big text file gives about one chunk per list.
+
+        >>> docs = ["ab", "cd", "ef", "gh"]
+        >>> list(Corpus.from_arg(docs).batches(max_chars=4))
+        [['ab', 'cd'], ['ef', 'gh']]
+        """
+        batch: list[str] = []
+        n = 0
+        for doc in self.chunks():
+            batch.append(doc)
+            n += len(doc)
+            if n >= max_chars:
+                yield batch
+                batch = []
+                n = 0
+        if batch:
+            yield batch
+
+    # ------------------------------------------------------------------------- readers
+    def _text_docs(self, file: File, done: int, whole: bool) -> Iterator[str]:
+        self.n_documents += 1
+        with Input(file) as src:
+            first = True
+            try:
+                for piece, n in read_text(src.read, self.errors, self.chunk_size, None if whole else self._cut):
+                    if first and piece.startswith("\ufeff"):  # a byte-order mark is not text
+                        piece = piece[1:]
+                        n -= 3
+                    first = False
+                    self.bytes_read = done + src.tell()
+                    self.text_bytes += n
+                    if piece:
+                        yield piece
+            except InvalidUtf8 as e:
+                where = " (offset in the uncompressed data)" if src.gz is not None else ""
+                raise CorpusError(
+                    f"invalid UTF-8{where} ({e.reason}: {e.bad.hex(' ')}); {REPLACE_HINT}", file.path, offset=e.offset
+                ) from None
+
+    def _jsonl_docs(self, file: File, done: int, whole: bool) -> Iterator[str]:
+        errors, path = self.errors, file.path
+        with Input(file) as src:
+            base = 0  # absolute byte offset of `carry`
+            carry = b""
+            pending = ""  # start of the line being read (no "\n" in it)
+            lineno = 0  # lines before `pending`
+            while True:
+                data = src.read(_LINE_BLOCK)
+                final = not data
+                buf = carry + data if carry else data
+                try:
+                    text, consumed = codecs.utf_8_decode(buf, errors, final)
+                except UnicodeDecodeError as e:
+                    bad_line = lineno + 1 + buf.count(b"\n", 0, e.start)
+                    raise CorpusError(
+                        f"invalid UTF-8 ({e.reason}: {buf[e.start:e.end].hex(' ')}); {REPLACE_HINT}",
+                        path, line=bad_line, offset=base + e.start,
+                    ) from None
+                carry = buf[consumed:]
+                base += consumed
+                self.bytes_read = done + src.tell()
+                lines = (pending + text if pending else text).split("\n")
+                pending = "" if final else lines.pop()
+                for line in lines:
+                    lineno += 1
+                    if not line or line.isspace():
+                        continue
+                    if lineno == 1 and line[0] == "\ufeff":
+                        line = line[1:]
+                    doc = self._json_text(line, path, lineno)
+                    self.n_documents += 1
+                    if not doc:
+                        continue
+                    try:
+                        doc, n = utf8_len(doc, errors)
+                    except UnicodeEncodeError as e:
+                        raise CorpusError(surrogate_reason(doc, e), path, line=lineno) from None
+                    self.text_bytes += n
+                    if not whole and len(doc) > self.chunk_size:
+                        yield from split_text(doc, self.chunk_size, self._cut)
+                    else:
+                        yield doc
+                if final:
+                    return
+
+    def _json_text(self, line: str, path: str, lineno: int) -> str:
+        field = self.text_field
+        try:
+            obj = json.loads(line)
+        except ValueError as e:
+            msg = f"{e.msg} at column {e.colno}" if isinstance(e, json.JSONDecodeError) else str(e)
+            raise CorpusError(f"line is not valid JSON ({msg})", path, line=lineno) from None
+        except RecursionError:
+            raise CorpusError("line is not valid JSON (nested too deeply)", path, line=lineno) from None
+        if type(obj) is not dict:
+            raise CorpusError(f"line is a JSON {json_kind(obj)}, not an object with a {field!r} field", path, line=lineno)
+        try:
+            value = obj[field]
+        except KeyError:
+            raise CorpusError(
+                f"line has no field {field!r} (fields: {preview(list(obj))}); pass text_field=... to read another field",
+                path, line=lineno,
+            ) from None
+        if not isinstance(value, str):
+            raise CorpusError(f"field {field!r} is a JSON {json_kind(value)}, not a string", path, line=lineno)
+        return value
+
+    def _parquet_docs(self, file: File, done: int, whole: bool) -> Iterator[str]:
+        import pyarrow as pa  # type: ignore
+
+        pq = parquet_module(file.path)
+        field, path = self.text_field, file.path
+        try:
+            pf = pq.ParquetFile(path)
+        except (pa.ArrowException, OSError) as e:
+            raise CorpusError(f"not a readable parquet file ({e})", path) from None
+        try:
+            schema = pf.schema_arrow
+            if field not in schema.names:
+                raise CorpusError(
+                    f"has no column {field!r} (columns: {preview(schema.names)}); pass text_field=... to read another column",
+                    path,
+                )
+            typ = schema.field(field).type
+            string_view = getattr(pa.types, "is_string_view", lambda t: False)
+            if not (pa.types.is_string(typ) or pa.types.is_large_string(typ) or string_view(typ)):
+                raise CorpusError(f"column {field!r} has type {typ}, not string", path)
+            n_rows = max(pf.metadata.num_rows, 1)
+            row = 0
+            record_batches = pf.iter_batches(batch_size=_PARQUET_ROWS, columns=[field])
+            while True:
+                try:
+                    batch = next(record_batches, None)
+                except (pa.ArrowException, OSError) as e:
+                    raise CorpusError(f"cannot read parquet data near row {row} ({e})", path) from None
+                if batch is None:
+                    return
+                col = batch.column(0)
+                if col.null_count:
+                    first = col.is_null().index(True).as_py()
+                    raise CorpusError(f"row {row + first}: column {field!r} is null, not a string", path)
+                for doc in col.to_pylist():
+                    self.n_documents += 1
+                    if doc:
+                        self.text_bytes += utf8_size(doc)  # Arrow strings are valid UTF-8
+                        if not whole and len(doc) > self.chunk_size:
+                            yield from split_text(doc, self.chunk_size, self._cut)
+                        else:
+                            yield doc
+                row += len(col)
+                self.bytes_read = done + file.size * row // n_rows
+        finally:
+            close = getattr(pf, "close", None)
+            if close is not None:
+                close()
+
+    def _iterable_docs(self, whole: bool) -> Iterator[str]:
+        if self._one_shot:
+            if self._consumed:
+                raise CorpusError("the corpus is an iterator that has already been read; pass a list to read it again")
+            self._consumed = True
+        errors = self.errors
+        for i, doc in enumerate(self._texts):  # type: ignore[arg-type]
+            if not isinstance(doc, str):
+                hint = " (decode bytes first)" if isinstance(doc, (bytes, bytearray)) else ""
+                raise TypeError(f"corpus item {i} is a {type(doc).__name__}, not a str{hint}")
+            self.n_documents += 1
+            self.bytes_read += len(doc)
+            if not doc:
+                continue
+            try:
+                doc, n = utf8_len(doc, errors)
+            except UnicodeEncodeError as e:
+                raise CorpusError(f"corpus item {i}: {surrogate_reason(doc, e)}") from None
+            self.text_bytes += n
+            if not whole and len(doc) > self.chunk_size:
+                yield from split_text(doc, self.chunk_size, self._cut)
+            else:
+                yield doc

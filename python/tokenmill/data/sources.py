@@ -1,0 +1,174 @@
+"""Corpus inputs: which files, in which format, opened how.
+
+* `probe`: checks a path (exists, not a directory) and guesses its format from the name:
+  plain text, JSON lines (``.jsonl``, ``.ndjson``), parquet (``.parquet``), each optionally
+  gzipped (``.gz``, or gzip magic bytes); ``format=`` overrides the guess.
+* `Input`: an open file's ``read`` / ``tell`` (compressed position for gzip) / ``close``,
+  with corrupt gzip data raised as `CorpusError` naming the file.
+* Small helpers the reader shares: telling a path from a text, UTF-8 lengths with lone
+  surrogates handled, JSON value kinds for messages.
+
+It does not decode or cut text (see `tokenmill.data.chunks`) or iterate documents (see
+`tokenmill.data.corpus`).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import stat
+import zlib
+from typing import Any, Callable
+
+from ..errors import CorpusError, CorpusFileNotFoundError
+
+__all__ = ["File", "Input", "probe", "FORMATS", "REPLACE_HINT", "plausible_path", "looks_like_path", "parquet_module", "utf8_len",
+           "surrogate_reason", "json_kind", "preview"]
+
+FORMATS = ("text", "jsonl", "parquet")
+_GZIP_MAGIC = b"\x1f\x8b"
+_PATH_SUFFIXES = (".txt", ".gz", ".jsonl", ".ndjson", ".parquet")
+_MAX_PATH = 4096
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+REPLACE_HINT = 'pass errors="replace" to substitute U+FFFD'
+
+
+class File:
+    """One input file: path, format (text, jsonl, parquet), gzip by name, size on disk."""
+
+    __slots__ = ("path", "format", "gz", "size")
+
+    def __init__(self, path: str, format: str, gz: bool, size: int):
+        self.path = path
+        self.format = format
+        self.gz = gz
+        self.size = size
+
+
+class Input:
+    """An open file's `read` and `tell` (compressed position for gzip) and `close`."""
+
+    def __init__(self, file: File):
+        self.raw = open(file.path, "rb")
+        self.tell = self.raw.tell
+        self.read: Callable[[int], bytes] = self.raw.read
+        self.gz = None
+        try:
+            magic = self.raw.peek(2)[:2] == _GZIP_MAGIC
+        except BaseException:
+            self.raw.close()
+            raise
+        if file.gz or magic:
+            self.gz = gzip.GzipFile(fileobj=self.raw, mode="rb")
+            gz_read = self.gz.read
+            path = file.path
+
+            def read(n: int) -> bytes:
+                try:
+                    return gz_read(n)
+                except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+                    raise CorpusError(f"corrupt or truncated gzip data ({e}); check it with 'gzip -t'", path) from None
+
+            self.read = read
+
+    def __enter__(self) -> "Input":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.gz is not None:
+            self.gz.close()
+        self.raw.close()
+
+
+def _format_of(path: str, override: str | None) -> tuple[str, bool]:
+    """(format, gzip) from the file name, or `override`."""
+    name = path.lower()
+    gz = name.endswith(".gz")
+    stem = name[:-3] if gz else name
+    if override is not None:
+        fmt = override
+    elif stem.endswith((".jsonl", ".ndjson")):
+        fmt = "jsonl"
+    elif stem.endswith(".parquet"):
+        fmt = "parquet"
+    else:
+        fmt = "text"
+    if fmt == "parquet" and gz:
+        raise CorpusError("a gzipped parquet file cannot be read; parquet compresses internally, pass the .parquet file", path)
+    return fmt, gz
+
+
+def probe(p: object, index: int | None, override: str | None) -> File:
+    """Checks one path (exists, not a directory) and reads its size and format."""
+    if not isinstance(p, (str, os.PathLike)):
+        raise TypeError(
+            f"corpus item {index} is a {type(p).__name__}, not a path: a list whose first item is a path "
+            "is a list of paths (to train on texts, pass an iterator of str: iter(texts))"
+        )
+    path = os.fsdecode(os.fspath(p))
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        hint = "" if index is None else " (a list whose first item is a path or a file name is a list of paths; to train on texts, pass an iterator of str: iter(texts))"
+        raise CorpusFileNotFoundError("no such file" + hint, path) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise CorpusError(
+            "is a directory; pass the files in it, e.g. "
+            f"sorted(glob.glob(os.path.join({path!r}, '**', '*.txt'), recursive=True))",
+            path,
+        )
+    fmt, gz = _format_of(path, override)
+    if fmt == "parquet":
+        parquet_module(path)
+    return File(path, fmt, gz, st.st_size)
+
+
+def plausible_path(s: str) -> bool:
+    return 0 < len(s) <= _MAX_PATH and "\n" not in s and "\0" not in s
+
+
+def looks_like_path(s: str) -> bool:
+    """True for a str that names a file or directory, or ends like a corpus file name."""
+    return plausible_path(s) and (s.lower().endswith(_PATH_SUFFIXES) or os.path.exists(s))
+
+
+def parquet_module(path: str) -> Any:
+    try:
+        import pyarrow.parquet as pq  # type: ignore
+    except ImportError:
+        raise CorpusError("reading parquet needs pyarrow: pip install pyarrow", path) from None
+    return pq
+
+
+def utf8_len(s: str, errors: str) -> tuple[str, int]:
+    """(s, its UTF-8 length); lone surrogates raise UnicodeEncodeError or become U+FFFD."""
+    if s.isascii():
+        return s, len(s)
+    try:
+        return s, len(s.encode("utf-8"))
+    except UnicodeEncodeError:
+        if errors != "replace":
+            raise
+        s = _SURROGATE_RE.sub("\ufffd", s)
+        return s, len(s.encode("utf-8"))
+
+
+def surrogate_reason(s: str, e: UnicodeEncodeError) -> str:
+    return f"text has a lone surrogate U+{ord(s[e.start]):04X} at character {e.start}, which is not valid Unicode; {REPLACE_HINT}"
+
+
+def json_kind(v: object) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, (int, float)):
+        return "number"
+    kinds: dict[type, str] = {dict: "object", list: "array", str: "string"}
+    return kinds.get(type(v), type(v).__name__)
+
+
+def preview(names: list[str], limit: int = 10) -> str:
+    shown = ", ".join(map(str, names[:limit]))
+    return (shown + f", ... and {len(names) - limit} more" if len(names) > limit else shown) or "none"

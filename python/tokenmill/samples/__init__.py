@@ -1,0 +1,23 @@
+"""Texts that ship with tokenmill, for demos, examples and quick training runs.
+
+* ``the-verdict.txt``: Edith Wharton's short story "The Verdict" (1908, public domain), the
+  sample text of "Build a Large Language Model (From Scratch)".
+
+Package data only: nothing here is downloaded.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+__all__ = ["sample_path"]
+
+
+def sample_path(name: str = "the-verdict.txt") -> Path:
+    """Path of a bundled sample text.
+
+    >>> sample_path().name
+    'the-verdict.txt'
+    """
+    return Path(str(resources.files("tokenmill") / "samples" / name))
