@@ -1,19 +1,21 @@
 """Argument checks shared by every public entry point, so the same mistake gets the same
 message wherever it is made: thread counts, special-token lists, vocabulary sizes, minimum
-frequencies, and iterables of documents.
+frequencies, iterables of documents, token ids, and text with lone surrogates (repaired as
+tiktoken does).
 
 It holds no policy of its own (which specials are allowed, what a default is): callers decide.
 """
 
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from typing import cast
 
 from .errors import SpecialTokenError, TrainingError
 
-__all__ = ["threads", "special_token_list", "vocab_size_arg", "min_frequency_arg", "iter_texts", "plural"]
+__all__ = ["threads", "fix_surrogates", "has_surrogates", "original_index", "as_token_id", "text_type_error", "special_token_list", "vocab_size_arg", "min_frequency_arg", "iter_texts", "plural"]
 
 
 def threads(num_threads: int | None) -> int:
@@ -134,3 +136,53 @@ def plural(count: int, noun: str) -> str:
     '3 documents'
     """
     return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def fix_surrogates(text: str) -> str:
+    """Joins surrogate pairs and replaces lone surrogates with U+FFFD (tiktoken's rule).
+
+    >>> fix_surrogates("a\\ud83d\\ude00\\ud800")
+    'a😀\ufffd'
+    """
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def has_surrogates(text: str) -> bool:
+    """True when `text` cannot be UTF-8 (it holds a surrogate)."""
+    try:
+        text.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
+
+def original_index(original: str, n_repaired: int) -> int:
+    """Index in `original` of character `n_repaired` of ``fix_surrogates(original)`` (a
+    surrogate pair is two characters before and one after).
+
+    >>> original_index("\\ud83d\\ude00x", 1)
+    2
+    """
+    i = k = 0
+    while k < n_repaired and i < len(original):
+        c = ord(original[i])
+        nxt = ord(original[i + 1]) if i + 1 < len(original) else 0
+        i += 2 if 0xD800 <= c < 0xDC00 and 0xDC00 <= nxt < 0xE000 else 1
+        k += 1
+    return i
+
+
+def as_token_id(t: object, position: int) -> int:
+    """`t` as an int token id (numpy integers included); TypeError naming `position` otherwise."""
+    if isinstance(t, (float, str, bytes)):
+        raise TypeError(f"token id at position {position} is {t!r} ({type(t).__name__}); token ids must be ints")
+    try:
+        return operator.index(t)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"token id at position {position} is {t!r} ({type(t).__name__}); token ids must be ints") from None
+
+
+def text_type_error(text: object) -> TypeError:
+    """The TypeError for a non-str text (with a hint for bytes)."""
+    hint = "; decode bytes first or use encode_bytes()" if isinstance(text, (bytes, bytearray)) else ""
+    return TypeError(f"expected text as str, not {type(text).__name__}{hint}")

@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import base64
 import binascii
-import operator
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Collection, Literal, Sequence
 
 from . import _core, _schema
+from ._args import as_token_id, fix_surrogates, has_surrogates, original_index, text_type_error
 from ._args import threads as _default_threads
 from ._io import PathLike
-from .errors import SpecialTokenError, TokenIdError, UnknownTokenError, VocabFormatError
+from .errors import TokenIdError, UnknownTokenError, VocabFormatError
 from .patterns import R50K_PAT
+from .specials import check_ids, freeze, resolve
 from .stream import StreamDecoder
 from .tokenizer import Tokenizer, reader
 
@@ -39,11 +40,6 @@ __all__ = ["Encoding"]
 
 AllowedSpecial = "Literal['all'] | AbstractSet[str]"
 _EMPTY: frozenset = frozenset()
-
-
-def _fix_surrogates(text: str) -> str:
-    """Joins surrogate pairs and replaces lone surrogates with U+FFFD (tiktoken's rule)."""
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 class Encoding(Tokenizer):
@@ -98,7 +94,7 @@ class Encoding(Tokenizer):
                 if not 0 <= rank < 2**32 - 1:
                     raise VocabFormatError(f"rank {rank} of token {tok!r} is out of range [0, 2**32 - 1)")
                 items.append((tok, rank))
-            _core_bpe = _core.CoreBPE(items, _check_specials(special_tokens), pat_str)
+            _core_bpe = _core.CoreBPE(items, check_ids(special_tokens), pat_str)
         self._name = name
         self._specials = {t: i for t, i in _core_bpe.specials()}
         self._special_cache: dict = {}
@@ -259,30 +255,11 @@ class Encoding(Tokenizer):
     # ----------------------------------------------------------------- specials
     def _special_sets(self, allowed_special, disallowed_special):
         """Resolves the two arguments to core SpecialSets (or None), cached per combination."""
-        key = (
-            allowed_special if isinstance(allowed_special, (str, frozenset)) else _freeze(allowed_special, "allowed_special"),
-            disallowed_special if isinstance(disallowed_special, (str, frozenset)) else _freeze(disallowed_special, "disallowed_special"),
-        )
+        key = (freeze(allowed_special, "allowed_special"), freeze(disallowed_special, "disallowed_special"))
         hit = self._special_cache.get(key)
         if hit is not None:
             return hit
-        allowed_k, disallowed_k = key
-        names = frozenset(self._specials)
-        if isinstance(allowed_k, str):
-            if allowed_k != "all":
-                raise SpecialTokenError(f"allowed_special must be 'all' or a set of strings, not the string {allowed_k!r}")
-            allowed = names
-        else:
-            allowed = allowed_k & names  # tiktoken ignores names that are not special tokens
-        if isinstance(disallowed_k, str):
-            if disallowed_k != "all":
-                raise SpecialTokenError(f"disallowed_special must be 'all' or a collection of strings, not the string {disallowed_k!r}")
-            disallowed = names - allowed
-        else:
-            disallowed = disallowed_k
-        for s in disallowed:
-            if not isinstance(s, str) or not s:
-                raise SpecialTokenError(f"disallowed_special must hold non-empty strings, got {s!r}")
+        allowed, disallowed = resolve(frozenset(self._specials), *key)
         a = self._core.special_set(sorted(allowed)) if allowed else None
         d = self._core.literal_set(sorted(disallowed)) if disallowed else None
         self._special_cache[key] = (a, d)
@@ -308,9 +285,9 @@ class Encoding(Tokenizer):
         try:
             return self._core.encode_ordinary(text, n)
         except UnicodeEncodeError:
-            return self._core.encode_ordinary(_fix_surrogates(text), n)
+            return self._core.encode_ordinary(fix_surrogates(text), n)
         except TypeError:
-            raise _text_type_error(text) from None
+            raise text_type_error(text) from None
 
     def encode(
         self,
@@ -348,9 +325,9 @@ class Encoding(Tokenizer):
         try:
             return self._core.encode(text, a, d, n)
         except UnicodeEncodeError:
-            return self._core.encode(_fix_surrogates(text), a, d, n)
+            return self._core.encode(fix_surrogates(text), a, d, n)
         except TypeError:
-            raise _text_type_error(text) from None
+            raise text_type_error(text) from None
 
     def encode_to_numpy(
         self,
@@ -371,9 +348,9 @@ class Encoding(Tokenizer):
         try:
             return self._core.encode_to_numpy(text, a, d, n)
         except UnicodeEncodeError:
-            return self._core.encode_to_numpy(_fix_surrogates(text), a, d, n)
+            return self._core.encode_to_numpy(fix_surrogates(text), a, d, n)
         except TypeError:
-            raise _text_type_error(text) from None
+            raise text_type_error(text) from None
 
     def count(
         self,
@@ -394,9 +371,9 @@ class Encoding(Tokenizer):
         try:
             return self._core.count(text, a, d, n)
         except UnicodeEncodeError:
-            return self._core.count(_fix_surrogates(text), a, d, n)
+            return self._core.count(fix_surrogates(text), a, d, n)
         except TypeError:
-            raise _text_type_error(text) from None
+            raise text_type_error(text) from None
 
     def encode_with_offsets(
         self,
@@ -418,9 +395,9 @@ class Encoding(Tokenizer):
         try:
             return self._core.encode_with_offsets(text, a, d)
         except UnicodeEncodeError:
-            return self._core.encode_with_offsets(_fix_surrogates(text), a, d)
+            return self._core.encode_with_offsets(fix_surrogates(text), a, d)
         except TypeError:
-            raise _text_type_error(text) from None
+            raise text_type_error(text) from None
 
     def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int | None = None) -> list[list[int]]:
         """Encodes many texts in parallel, ignoring special tokens.
@@ -482,7 +459,7 @@ class Encoding(Tokenizer):
         try:
             return fn(texts, a, d, n)
         except UnicodeEncodeError:
-            return fn([_fix_surrogates(t) for t in texts], a, d, n)
+            return fn([fix_surrogates(t) for t in texts], a, d, n)
         except TypeError:
             for i, t in enumerate(texts):
                 if not isinstance(t, str):
@@ -505,7 +482,7 @@ class Encoding(Tokenizer):
             try:
                 data = text_or_bytes.encode("utf-8")
             except UnicodeEncodeError:
-                data = _fix_surrogates(text_or_bytes).encode("utf-8")
+                data = fix_surrogates(text_or_bytes).encode("utf-8")
         elif isinstance(text_or_bytes, (bytes, bytearray, memoryview)):
             data = bytes(text_or_bytes)
         else:
@@ -579,10 +556,10 @@ class Encoding(Tokenizer):
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
-            text = _fix_surrogates(text)
+            text = fix_surrogates(text)
             data = text.encode("utf-8")
         except AttributeError:
-            raise _text_type_error(text) from None
+            raise text_type_error(text) from None
         return [data[s:e].decode("utf-8") for s, e in self._core.split(text)]
 
     def truncate(self, text: str, max_tokens: int, **special) -> str:
@@ -611,7 +588,7 @@ class Encoding(Tokenizer):
         if max_tokens == 0:
             return ""
         original = text
-        repaired = _fix_surrogates(text) if _has_surrogates(text) else text
+        repaired = fix_surrogates(text) if has_surrogates(text) else text
         text = repaired
 
         def fits(n_chars: int) -> bool:
@@ -633,7 +610,7 @@ class Encoding(Tokenizer):
             best = max(c, 0)
         if repaired is original:
             return text[:best]
-        return original[: _original_index(original, best)]
+        return original[: original_index(original, best)]
 
     # ----------------------------------------------------------------- decoding
     def decode_bytes(self, tokens: Sequence[int]) -> bytes:
@@ -670,7 +647,7 @@ class Encoding(Tokenizer):
         b'hello'
         """
         if not isinstance(token, int):
-            token = _as_int(token, 0)
+            token = as_token_id(token, 0)
         b = self._core.token_bytes(token) if 0 <= token < 2**64 else None
         if b is None:
             raise UnknownTokenError(token, n_vocab=self.n_vocab)
@@ -723,22 +700,22 @@ class Encoding(Tokenizer):
 
     def _ids(self, tokens) -> list[int]:
         """`tokens` as a list of ints the core accepts, or a clear error naming the position."""
-        if isinstance(tokens, list):
-            ok = True
-        elif type(tokens).__module__ == "numpy":
+        own = False  # whether `tokens` is a list made here (the caller's list is never modified)
+        if type(tokens).__module__ == "numpy":
             if tokens.dtype.kind not in "iu":
                 raise TypeError(f"token ids must be integers, got a numpy array of dtype {tokens.dtype}")
-            tokens = tokens.ravel().tolist()
-            ok = True
+            tokens, own = tokens.ravel().tolist(), True
         elif isinstance(tokens, (str, bytes, bytearray, memoryview)):
             raise TypeError(f"expected a sequence of token ids (ints), not {type(tokens).__name__}")
-        else:
-            tokens = list(tokens)
+        elif not isinstance(tokens, list):
+            tokens, own = list(tokens), True
         n = self.n_vocab
         for i, t in enumerate(tokens):
             # Cheap pre-check so the core's conversion can only fail for ids it then reports.
             if type(t) is not int:
-                tokens[i] = t = _as_int(t, i)
+                if not own:
+                    tokens, own = list(tokens), True
+                tokens[i] = t = as_token_id(t, i)
             if t < 0 or t >= n:
                 raise TokenIdError(t, i, n)
         return tokens
@@ -800,56 +777,6 @@ class Encoding(Tokenizer):
     __hash__ = object.__hash__
 
 
-def _has_surrogates(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-        return False
-    except UnicodeEncodeError:
-        return True
-
-
-def _original_index(original: str, n_repaired: int) -> int:
-    """Index in `original` of repaired character `n_repaired` (a surrogate pair is 2 -> 1)."""
-    i = k = 0
-    while k < n_repaired and i < len(original):
-        c = ord(original[i])
-        nxt = ord(original[i + 1]) if i + 1 < len(original) else 0
-        i += 2 if 0xD800 <= c < 0xDC00 and 0xDC00 <= nxt < 0xE000 else 1
-        k += 1
-    return i
-
-
 def _rebuild(name, pattern, rank_file, specials, explicit_n_vocab, training=None):
     core = _core.CoreBPE.from_tiktoken_bytes(rank_file, sorted(specials.items(), key=lambda kv: kv[1]), pattern, True)
     return Encoding(name, explicit_n_vocab=explicit_n_vocab, _core_bpe=core, _training=training)
-
-
-def _check_specials(special_tokens: dict) -> list[tuple[str, int]]:
-    out = []
-    for tok, i in special_tokens.items():
-        if not isinstance(tok, str) or not isinstance(i, int) or isinstance(i, bool):
-            raise VocabFormatError(f"special_tokens entry {tok!r}: {i!r} is not str -> int")
-        if not 0 <= i < 2**32 - 1:
-            raise VocabFormatError(f"special token {tok!r} has id {i}, out of range [0, 2**32 - 1)")
-        out.append((tok, i))
-    return out
-
-
-def _freeze(value, what: str) -> frozenset:
-    try:
-        return frozenset(value)
-    except TypeError:
-        raise SpecialTokenError(f"{what} must be 'all' or a collection of strings, not {type(value).__name__}") from None
-
-
-def _as_int(t, position: int) -> int:
-    if isinstance(t, (float, str, bytes)):
-        raise TypeError(f"token id at position {position} is {t!r} ({type(t).__name__}); token ids must be ints")
-    try:
-        return operator.index(t)
-    except TypeError:
-        raise TypeError(f"token id at position {position} is {t!r} ({type(t).__name__}); token ids must be ints") from None
-
-
-def _text_type_error(text) -> TypeError:
-    return TypeError(f"expected text as str, not {type(text).__name__}" + ("; decode bytes first or use encode_bytes()" if isinstance(text, (bytes, bytearray)) else ""))

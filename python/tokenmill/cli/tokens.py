@@ -95,7 +95,7 @@ def _special_args(enc, args) -> dict:
         if tok not in known:
             raise CliError(
                 f"{tok!r} is not a special token of {enc.name} (its special tokens: "
-                f"{preview(sorted(known, key=enc._special_tokens.get))}). --allowed-special takes one or more values, "
+                f"{preview(sorted(known, key=enc.special_tokens.get))}). --allowed-special takes one or more values, "
                 "so put input FILES before it or use '--' to end it"
             )
     return {"allowed_special": frozenset(allowed)}

@@ -28,6 +28,7 @@ from .._args import iter_texts, threads, min_frequency_arg, plural, special_toke
 from .._schema import FORMAT, VERSION, field, is_int, json_copy, json_type, show
 from ..errors import DisallowedSpecialTokenError, PatternError, SpecialTokenError, TokenIdError, TrainingError, UnknownTokenError, VocabFormatError
 from .._io import PathLike
+from ..specials import resolve
 from ..tokenizer import Tokenizer
 
 __all__ = ["VocabTokenizer", "load_tokenizer_dict", "UNK", "EOT"]
@@ -395,24 +396,10 @@ class VocabTokenizer(Tokenizer):
 
     def _splitter_for(self, allowed_special: Any, disallowed_special: Any, text: str) -> Callable[[str], list[tuple[str, bool]]]:
         """The special-token splitter for these arguments, after checking the disallowed ones."""
-        names = frozenset(self._special_tokens)
-        if isinstance(allowed_special, str):
-            if allowed_special != "all":
-                raise SpecialTokenError(f"allowed_special must be 'all' or a set of strings, not the string {allowed_special!r}")
-            allowed = names
-        else:
-            allowed = frozenset(allowed_special) & names
-        if isinstance(disallowed_special, str):
-            if disallowed_special != "all":
-                raise SpecialTokenError(f"disallowed_special must be 'all' or a collection of strings, not the string {disallowed_special!r}")
-            disallowed = names - allowed
-        else:
-            disallowed = frozenset(disallowed_special)
-        if disallowed:
-            hits = [(text.find(s), s) for s in disallowed if isinstance(s, str) and s and s in text]
-            if hits:
-                _, token = min(hits, key=lambda h: (h[0], -len(h[1])))
-                raise DisallowedSpecialTokenError(token)
+        allowed, disallowed = resolve(frozenset(self._special_tokens), allowed_special, disallowed_special)
+        hits = [(text.find(s), -len(s), s) for s in disallowed if s in text]
+        if hits:
+            raise DisallowedSpecialTokenError(min(hits)[2])
         return _special_splitter(sorted(allowed))
 
     def encode_ordinary(self, text: str) -> list[int]:

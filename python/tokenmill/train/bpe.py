@@ -191,6 +191,7 @@ def train_bpe(
 
     # Verbose lines and the progress bar share stderr: the bar is off while merges print.
     bar = Progress("merging", total=n_new, unit="merges", enabled=progress and not verbose)
+    # The trainer continues the base encoding's own Rust engine (same package, on purpose).
     merges, new_tokens, tokens_after = _run_cancellable(
         lambda: _core.train_bpe_merges(counter, n_new, min_frequency, next_id, base._core if base is not None else None, control),
         control,
