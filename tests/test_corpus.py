@@ -1,4 +1,4 @@
-"""Tests of the streaming corpus reader (`tokenmill.corpus.Corpus`).
+"""Tests of the streaming corpus reader (`tokenmill.data.corpus.Corpus`, `tokenmill.data.chunks`).
 
 Every input kind (txt, gzip, JSON lines, parquet, lists of paths, iterables, generators), the
 cutting claim (chunks concatenate to the text, and pre-tokenizing them one by one gives the

@@ -1,36 +1,10 @@
-"""The ``tokenmill`` command line: encode, decode and count tokens, list encodings, show a demo.
+"""The ``tokenmill`` command line: `main` and the top-level parser.
 
-Commands (run ``tokenmill COMMAND --help`` for all options)::
-
-    tokenmill encode [FILES...] [--encoding NAME] [--text TEXT] [--json]
-                     [--allowed-special all|TOKEN ...] [--ordinary] [--errors strict|replace]
-    tokenmill decode [FILES...] [--encoding NAME] [--json]
-    tokenmill count  [FILES...] [--encoding NAME] [--text TEXT] [--json] [...]
-    tokenmill encodings [--json]
-    tokenmill demo [--encoding NAME] [--text TEXT] [--color auto|always|never]
-    tokenmill train [FILES...] --vocab-size N -o PATH [--model bpe|classic-bpe|word|char] [...]
-
-What it does:
-
-* Reads FILES (``-`` is stdin; no FILES and no ``--text`` means stdin) as UTF-8 and writes
-  ids space-separated, one line per input, or JSON with ``--json``. ``decode`` accepts
-  whitespace-separated ids or a JSON list and writes the decoded bytes unchanged, so
-  ``encode`` then ``decode`` reproduces a file byte for byte.
-* Streams large inputs in bounded memory: text is read in chunks (1 MiB by default) and cut
-  only at points where cutting provably does not change the ids (see
-  `tokenmill.data.chunks.safe_cut`), so the output is identical to encoding the whole input.
-* Every user error (unknown encoding, bad id, invalid UTF-8, unreadable file, disallowed
-  special token, bad arguments) is one line ``tokenmill: error: ...`` on stderr and exit
-  status 2; never a traceback.
-
-Layout: this module holds `main` and the top-level parser; `cli._common` the shared pieces;
-`cli.tokens` the token commands; `cli.train` ``tokenmill train``. Each subcommand asks the
-tokenizer (or the trainer table) what it can do instead of branching on its family.
-
-What it does not do: download anything (the standard encodings ship with the package) or load
-custom rank files. Memory stays bounded only when the input has safe cut
-points at least every chunk (ordinary prose, code and CJK text with line breaks do); an input
-with none, such as a megabyte of whitespace, is encoded in one piece.
+Commands (``tokenmill COMMAND --help`` for all options): ``encode``, ``decode``, ``count``,
+``encodings``, ``demo`` (`cli.tokens`) and ``train`` (`cli.train`); `cli._common` holds the
+shared pieces. Each subcommand asks the tokenizer (or the trainer table) what it can do
+instead of branching on its family. Every user error is one line ``tokenmill: error: ...`` on
+stderr and exit status 2; never a traceback. Nothing is downloaded.
 
 >>> main(["count", "--text", "hello world"])
 2

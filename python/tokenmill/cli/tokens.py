@@ -16,14 +16,14 @@ What it does:
   whitespace-separated ids or a JSON list and writes the decoded bytes unchanged, so
   ``encode`` then ``decode`` reproduces a file byte for byte.
 * Streams large inputs in bounded memory: text is read in chunks (1 MiB by default) and cut
-  only at points where cutting provably does not change the ids (see `safe_cut`), so the
-  output is identical to encoding the whole input at once.
+  only at points where cutting provably does not change the ids (see
+  `tokenmill.data.chunks.safe_cut`), so the output is identical to encoding the whole input.
 * Every user error (unknown encoding, bad id, invalid UTF-8, unreadable file, disallowed
   special token, bad arguments) is one line ``tokenmill: error: ...`` on stderr and exit
   status 2; never a traceback.
 
-What it does not do: download anything (the standard encodings ship with the package), load
-custom rank files, or train tokenizers. Memory stays bounded only when the input has safe cut
+What it does not do: download anything (the standard encodings ship with the package) or load
+custom rank files. Memory stays bounded only when the input has safe cut
 points at least every chunk (ordinary prose, code and CJK text with line breaks do); an input
 with none, such as a megabyte of whitespace, is encoded in one piece.
 """

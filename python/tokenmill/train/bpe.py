@@ -106,7 +106,7 @@ def train_bpe(
     Args:
         corpus: A path, a list of paths (``.txt``, ``.txt.gz``, ``.jsonl`` with `text_field`,
             ``.parquet``), or an iterable of str documents. Streamed in chunks of about 1 MiB,
-            cut where no pre-token spans the cut (see `tokenmill.corpus`); one document, or a
+            cut where no pre-token spans the cut (see `tokenmill.data.corpus`); one document, or a
             text with no such point (no line break, with a custom pattern), is read whole.
         vocab_size: Total number of ids, specials included.
         pattern: Pre-tokenizer: ``"gpt2"``/``"r50k"``, ``"cl100k"`` (the default), ``"o200k"``
