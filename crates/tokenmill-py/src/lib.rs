@@ -15,6 +15,7 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 use tokenmill_core::formats::tiktoken as tk;
+use tokenmill_core::offsets;
 use tokenmill_core::bpe::Scratch;
 use tokenmill_core::parallel::parallel_map_with;
 use tokenmill_core::special::SpecialMatcher;
@@ -286,7 +287,7 @@ impl PyCoreBpe {
                 self.inner.check_disallowed(text, d)?;
             }
             let (ids, byte_offsets) = self.inner.encode_with_byte_offsets(text, &a)?;
-            Ok((ids, byte_to_char_offsets(text.as_bytes(), &byte_offsets)))
+            Ok((ids, offsets::byte_to_char_offsets(text.as_bytes(), &byte_offsets)))
         })
     }
 
@@ -420,25 +421,6 @@ impl PyCoreBpe {
     fn dump_tiktoken<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &tk::dump(&self.inner.vocab.mergeable()))
     }
-}
-
-/// Converts sorted byte offsets into code-point offsets (a byte inside a multi-byte character
-/// maps to that character).
-fn byte_to_char_offsets(text: &[u8], byte_offsets: &[usize]) -> Vec<usize> {
-    let mut out = Vec::with_capacity(byte_offsets.len());
-    let mut chars = 0usize;
-    let mut pos = 0usize;
-    for &b in byte_offsets {
-        while pos < b && pos < text.len() {
-            if (text[pos] & 0xC0) != 0x80 {
-                chars += 1;
-            }
-            pos += 1;
-        }
-        let inside = b < text.len() && (text[b] & 0xC0) == 0x80;
-        out.push(chars - inside as usize);
-    }
-    out
 }
 
 fn parse_rank_file(py: Python<'_>, data: &[u8], allow_gaps: bool) -> PyResult<Vec<(Vec<u8>, Rank)>> {
