@@ -231,6 +231,13 @@ impl PyCoreBpe {
         self.inner.pretokenizer.is_fast()
     }
 
+    /// The pre-tokenizer in use: `"r50k"`, `"cl100k"`, `"o200k"` (hand-written matchers) or
+    /// `"regex"` (the generic engine).
+    #[getter]
+    fn pretokenizer(&self) -> &'static str {
+        self.inner.pretokenizer.name()
+    }
+
     fn special_set(&self, py: Python<'_>, names: Vec<String>) -> PyResult<SpecialSet> {
         let inner = self.inner.special_matcher(&names).map_err(|e| map_err(py, e))?;
         Ok(SpecialSet { inner })
@@ -452,6 +459,13 @@ fn pretokenize(py: Python<'_>, pattern: &str, text: &str, fast: bool) -> PyResul
     run(py, || p.split(text))
 }
 
+/// The known pre-tokenizer patterns as `[(encoding family, pattern), ...]`: r50k_base (also
+/// gpt2 and p50k), cl100k_base, o200k_base. The one copy of these strings is in the core.
+#[pyfunction]
+fn known_patterns() -> Vec<(&'static str, &'static str)> {
+    tokenmill_core::pretokenize::patterns::KNOWN_PATTERNS.to_vec()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCoreBpe>()?;
@@ -459,6 +473,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(dump_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize, m)?)?;
+    m.add_function(wrap_pyfunction!(known_patterns, m)?)?;
     m.add_class::<train::TrainControl>()?;
     m.add_class::<train::WordCounter>()?;
     m.add_function(wrap_pyfunction!(train::train_bpe_merges, m)?)?;
