@@ -1,14 +1,21 @@
-//! Finding special tokens in text: a literal, leftmost-longest scan (Aho-Corasick).
+//! Finding special tokens in text: a literal, leftmost-longest scan (Aho-Corasick), and the
+//! one loop that cuts a text into ordinary segments and special tokens (`for_each_segment`),
+//! shared by encoding, counting and training.
 //!
 //! Why leftmost-longest: tiktoken joins specials into one regex alternation in hash-map order,
 //! so for overlapping specials (one a prefix of another) its choice is unspecified; we pick
 //! the longest match at the leftmost position, which is deterministic and documented.
 //! Tokens are matched literally: regex metacharacters, spaces and newlines mean themselves.
+//!
+//! What it does not do: decide which specials are allowed (policy, in Python) or encode the
+//! segments (`bpe::encoder` does).
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 use crate::error::CoreError;
-use crate::vocab::Rank;
+// Ids are plain `u32` here (the type `bpe::Rank` names): `bpe` uses this module, so this module
+// does not use `bpe`.
+type Rank = u32;
 
 /// A set of special tokens to look for, with the id of each.
 #[derive(Debug, Clone)]
@@ -54,4 +61,24 @@ impl SpecialMatcher {
         let m = ac.find(text)?;
         Some((m.start(), self.tokens[m.pattern().as_usize()].as_str()))
     }
+}
+
+/// A run of ordinary text, or one allowed special token, in text order.
+pub(crate) enum Segment<'t> {
+    Text(&'t str),
+    Special(Rank),
+}
+
+/// Calls `f` for each segment of `text`: ordinary text between occurrences of `allowed`
+/// specials (leftmost-longest), and each occurrence. With no specials, one text segment.
+pub(crate) fn for_each_segment<'t>(text: &'t str, allowed: Option<&SpecialMatcher>, mut f: impl FnMut(Segment<'t>) -> Result<(), CoreError>) -> Result<(), CoreError> {
+    let mut start = 0;
+    if let Some(allowed) = allowed {
+        while let Some((s, e, id)) = allowed.find(text, start) {
+            f(Segment::Text(&text[start..s]))?;
+            f(Segment::Special(id))?;
+            start = e;
+        }
+    }
+    f(Segment::Text(&text[start..]))
 }

@@ -1,7 +1,7 @@
 //! BPE merging and rank-file parsing, without Python: the two merge algorithms agree, the
 //! vocabulary and parser reject malformed input with the documented messages.
 
-use tokenmill_core::bpe::{merge_long, merge_long_scanning, merge_small, MinTree};
+use tokenmill_core::bpe::merge::{merge_long, merge_long_scanning, merge_small, MinTree};
 use tokenmill_core::formats::tiktoken::{dump, parse, unformable};
 use tokenmill_core::{CoreBpe, CoreError, Vocab};
 

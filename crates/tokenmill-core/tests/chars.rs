@@ -1,10 +1,10 @@
-//! Starting BPE from whole characters (`tokenmill_core::chars`) gives exactly the tokens of
+//! Starting BPE from whole characters (`tokenmill_core::bpe::chars`) gives exactly the tokens of
 //! starting from bytes: checked on the real OpenAI vocabularies, on windows of real
 //! multilingual text taken at arbitrary byte offsets (so every kind of neighbour, broken
 //! characters included), and on random mixes of scripts. Also: cutting long pieces where no
-//! token holds the two bytes side by side (`bpe::split_points`) changes nothing.
+//! token holds the two bytes side by side (`bpe::merge::split_points`) changes nothing.
 
-use tokenmill_core::bpe::{encode_piece, merge_bytewise, merge_long, merge_long_scanning, merge_small, split_points};
+use tokenmill_core::bpe::merge::{encode_piece, merge_bytewise, merge_long, merge_long_scanning, merge_small, split_points};
 use tokenmill_core::formats::tiktoken::parse;
 use tokenmill_core::Vocab;
 

@@ -15,6 +15,7 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 use tokenmill_core::formats::tiktoken as tk;
+use tokenmill_core::offsets;
 use tokenmill_core::bpe::Scratch;
 use tokenmill_core::parallel::parallel_map_with;
 use tokenmill_core::special::SpecialMatcher;
@@ -230,6 +231,13 @@ impl PyCoreBpe {
         self.inner.pretokenizer.is_fast()
     }
 
+    /// The pre-tokenizer in use: `"r50k"`, `"cl100k"`, `"o200k"` (hand-written matchers) or
+    /// `"regex"` (the generic engine).
+    #[getter]
+    fn pretokenizer(&self) -> &'static str {
+        self.inner.pretokenizer.name()
+    }
+
     fn special_set(&self, py: Python<'_>, names: Vec<String>) -> PyResult<SpecialSet> {
         let inner = self.inner.special_matcher(&names).map_err(|e| map_err(py, e))?;
         Ok(SpecialSet { inner })
@@ -286,7 +294,7 @@ impl PyCoreBpe {
                 self.inner.check_disallowed(text, d)?;
             }
             let (ids, byte_offsets) = self.inner.encode_with_byte_offsets(text, &a)?;
-            Ok((ids, byte_to_char_offsets(text.as_bytes(), &byte_offsets)))
+            Ok((ids, offsets::byte_to_char_offsets(text.as_bytes(), &byte_offsets)))
         })
     }
 
@@ -422,25 +430,6 @@ impl PyCoreBpe {
     }
 }
 
-/// Converts sorted byte offsets into code-point offsets (a byte inside a multi-byte character
-/// maps to that character).
-fn byte_to_char_offsets(text: &[u8], byte_offsets: &[usize]) -> Vec<usize> {
-    let mut out = Vec::with_capacity(byte_offsets.len());
-    let mut chars = 0usize;
-    let mut pos = 0usize;
-    for &b in byte_offsets {
-        while pos < b && pos < text.len() {
-            if (text[pos] & 0xC0) != 0x80 {
-                chars += 1;
-            }
-            pos += 1;
-        }
-        let inside = b < text.len() && (text[b] & 0xC0) == 0x80;
-        out.push(chars - inside as usize);
-    }
-    out
-}
-
 fn parse_rank_file(py: Python<'_>, data: &[u8], allow_gaps: bool) -> PyResult<Vec<(Vec<u8>, Rank)>> {
     let r = py.detach(|| tk::parse(data, allow_gaps));
     r.map_err(|e| py_error(py, "VocabFormatError", (e.reason, Option::<String>::None, if e.line == 0 { None } else { Some(e.line) })))
@@ -470,6 +459,13 @@ fn pretokenize(py: Python<'_>, pattern: &str, text: &str, fast: bool) -> PyResul
     run(py, || p.split(text))
 }
 
+/// The known pre-tokenizer patterns as `[(encoding family, pattern), ...]`: r50k_base (also
+/// gpt2 and p50k), cl100k_base, o200k_base. The one copy of these strings is in the core.
+#[pyfunction]
+fn known_patterns() -> Vec<(&'static str, &'static str)> {
+    tokenmill_core::pretokenize::patterns::KNOWN_PATTERNS.to_vec()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCoreBpe>()?;
@@ -477,6 +473,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(dump_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize, m)?)?;
+    m.add_function(wrap_pyfunction!(known_patterns, m)?)?;
     m.add_class::<train::TrainControl>()?;
     m.add_class::<train::WordCounter>()?;
     m.add_function(wrap_pyfunction!(train::train_bpe_merges, m)?)?;

@@ -15,7 +15,7 @@
 //! `L`, `N` and `S` are disjoint; `U ∪ W = L ∪ \p{M}`; `P ∩ (U ∪ W) = \p{M}`.
 
 use super::unicode::{tables, Tables, CL_L, CL_N, CL_NL, CL_S, CL_U, CL_W};
-use super::{CL100K_PAT, GPT2_ORIGINAL_PAT, O200K_PAT, R50K_PAT};
+use super::patterns::{CL100K_PAT, GPT2_ORIGINAL_PAT, O200K_PAT, R50K_PAT};
 
 /// The known patterns that have a hand-written matcher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +39,15 @@ impl KnownPattern {
             Some(KnownPattern::O200k)
         } else {
             None
+        }
+    }
+
+    /// Short name of the matcher: `"r50k"`, `"cl100k"` or `"o200k"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            KnownPattern::R50k => "r50k",
+            KnownPattern::Cl100k => "cl100k",
+            KnownPattern::O200k => "o200k",
         }
     }
 

@@ -1,45 +1,23 @@
 //! Pre-tokenization: splitting text into the pieces that BPE merges within.
 //!
-//! Two engines, one contract: `Pretokenizer::next_end(text, pos)` returns the end (byte offset)
-//! of the pre-token that starts at `pos`, exactly as `fancy_regex::Regex::find_iter` would
-//! report it. The known OpenAI patterns (r50k/gpt2, cl100k, o200k) get hand-written matchers
-//! (`fast`), because a general backtracking regex is where peers spend most of their time;
-//! any other pattern runs on `fancy_regex`, the engine tiktoken uses, so custom patterns keep
-//! tiktoken's semantics.
+//! Two engines, one contract: `Pretokenizer::for_each_piece` reports exactly the pieces
+//! `fancy_regex::Regex::find_iter` would. The known OpenAI patterns (r50k/gpt2, cl100k,
+//! o200k; their strings are in `patterns`, the one copy) get hand-written matchers (`fast`,
+//! on the Unicode tables of `unicode`), because a general backtracking regex is where peers
+//! spend most of their time; any other pattern runs on `fancy_regex`, the engine tiktoken
+//! uses, so custom patterns keep tiktoken's semantics. `cuts` holds the rules for where a text
+//! may be cut without changing its pieces.
 //!
 //! This module does not know about special tokens: callers split those off first and
 //! pre-tokenize each segment on its own (so `$` means "end of segment", as in tiktoken).
 
 pub mod fast;
+pub mod patterns;
 pub mod unicode;
 
 use crate::error::CoreError;
 pub use fast::KnownPattern;
-
-/// GPT-2 / r50k / p50k pattern, as published in tiktoken.
-pub const R50K_PAT: &str =
-    r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
-/// GPT-2's original pattern (as in `encoder.py`); equivalent to `R50K_PAT`.
-pub const GPT2_ORIGINAL_PAT: &str =
-    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
-/// cl100k_base pattern.
-pub const CL100K_PAT: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
-/// o200k_base pattern.
-pub const O200K_PAT: &str = concat!(
-    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-    "|",
-    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-    "|",
-    r"\p{N}{1,3}",
-    "|",
-    r" ?[^\s\p{L}\p{N}]+[\r\n/]*",
-    "|",
-    r"\s*[\r\n]+",
-    "|",
-    r"\s+(?!\S)",
-    "|",
-    r"\s+"
-);
+pub use patterns::{CL100K_PAT, GPT2_ORIGINAL_PAT, O200K_PAT, R50K_PAT};
 
 /// Cut points (starting with 0, ending with `text.len()`) that split `text` into about
 /// `n_parts` parts whose pre-tokens, for the three known patterns, are exactly those of the
@@ -99,6 +77,15 @@ impl Pretokenizer {
         matches!(self, Pretokenizer::Fast(_))
     }
 
+    /// Which engine runs: the hand-written matcher's name (`KnownPattern::name`: `"r50k"`,
+    /// `"cl100k"`, `"o200k"`), or `"regex"` for the `fancy_regex` fallback.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Pretokenizer::Fast(kind) => kind.name(),
+            Pretokenizer::Regex(_) => "regex",
+        }
+    }
+
     /// Calls `f(start, end)` for each pre-token of `text`, in order.
     pub fn for_each_piece<F: FnMut(usize, usize)>(&self, text: &str, mut f: F) -> Result<(), CoreError> {
         match self {
@@ -132,5 +119,29 @@ impl Pretokenizer {
         let mut out = Vec::new();
         self.for_each_piece(text, |s, e| out.push((s, e)))?;
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::patterns::KNOWN_PATTERNS;
+    use super::*;
+
+    /// Each constant of `patterns` selects its hand-written matcher (an edit to one string that
+    /// `KnownPattern::from_pattern` did not follow would fall back to the regex silently).
+    #[test]
+    fn every_known_pattern_selects_its_matcher() {
+        for (pattern, name) in [(R50K_PAT, "r50k"), (GPT2_ORIGINAL_PAT, "r50k"), (CL100K_PAT, "cl100k"), (O200K_PAT, "o200k")] {
+            let p = Pretokenizer::new(pattern).unwrap();
+            assert!(p.is_fast(), "{name}");
+            assert_eq!(p.name(), name);
+        }
+        let names: Vec<&str> = KNOWN_PATTERNS.iter().map(|(_, p)| Pretokenizer::new(p).unwrap().name()).collect();
+        assert_eq!(names, ["r50k", "cl100k", "o200k"]);
+        let families: Vec<&str> = KNOWN_PATTERNS.iter().map(|(f, _)| *f).collect();
+        assert_eq!(families, ["r50k_base", "cl100k_base", "o200k_base"]);
+        // Anything else, even a pattern that splits the same way, runs on the regex engine.
+        assert_eq!(Pretokenizer::new(&format!("{R50K_PAT}|x")).unwrap().name(), "regex");
+        assert_eq!(Pretokenizer::with_engine(CL100K_PAT, false).unwrap().name(), "regex");
     }
 }

@@ -15,11 +15,10 @@ use std::sync::Mutex;
 
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
-use crate::core_bpe::{for_each_segment, Segment};
 use crate::error::CoreError;
 use crate::parallel::{parallel_fold, parallel_map};
 use crate::pretokenize::{safe_cuts, Pretokenizer};
-use crate::special::SpecialMatcher;
+use crate::special::{for_each_segment, Segment, SpecialMatcher};
 use crate::train::merge::Control;
 
 const SHARDS: usize = 64;

@@ -8,7 +8,8 @@
 //!
 //! The result is exactly `merge::merge_word`'s: candidates are visited left to right and a
 //! symbol consumed by one occurrence cannot start the next, which is the same left-to-right,
-//! non-overlapping rule; the pair-count deltas are the same formulas.
+//! non-overlapping rule; the pair-count deltas are the same formulas. (The test that checks this
+//! sits in `merge`'s tests, so this module does not depend on `merge`.)
 
 use rustc_hash::FxHashMap;
 
@@ -103,35 +104,6 @@ impl LongWord {
             self.next[pu] = r;
             self.len -= 1;
             last_merged = p;
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::train::merge::merge_word;
-
-    #[test]
-    fn same_words_and_deltas_as_merge_word() {
-        // Every word over 3 letters up to length 8, then a second merge on the result.
-        for len in 0..=8u32 {
-            for code in 0..3u32.pow(len) {
-                let w: Vec<u32> = (0..len).map(|k| (code / 3u32.pow(k)) % 3).collect();
-                for (a, b, c, d) in [(0, 1, 2, 9), (0, 0, 9, 9), (1, 0, 0, 1), (2, 2, 9, 2)] {
-                    let (mut short, mut long) = (w.clone(), LongWord::new(w.clone()));
-                    let (mut ds, mut dl) = (FxHashMap::default(), FxHashMap::default());
-                    merge_word(&mut short, a, b, 9, |p, x| *ds.entry(p).or_insert(0i64) += x);
-                    long.merge(a, b, 9, |p, x| *dl.entry(p).or_insert(0i64) += x);
-                    merge_word(&mut short, c, d, 10, |p, x| *ds.entry(p).or_insert(0i64) += x);
-                    long.merge(c, d, 10, |p, x| *dl.entry(p).or_insert(0i64) += x);
-                    ds.retain(|_, v| *v != 0);
-                    dl.retain(|_, v| *v != 0);
-                    assert_eq!(long.symbols(), short, "word {w:?}");
-                    assert_eq!(long.len(), short.len());
-                    assert_eq!(dl, ds, "word {w:?}");
-                }
-            }
         }
     }
 }

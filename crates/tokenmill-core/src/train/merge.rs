@@ -57,7 +57,7 @@ impl TokenSet {
     pub fn insert(&mut self, id: u32, bytes: Vec<u8>) -> Result<(), CoreError> {
         let b: Box<[u8]> = bytes.into();
         if self.ids.contains_key(&b) {
-            return Err(CoreError::Vocab(format!("token bytes {:?} are given twice", crate::vocab::escape_bytes(&b))));
+            return Err(CoreError::Vocab(format!("token bytes {:?} are given twice", crate::bpe::vocab::escape_bytes(&b))));
         }
         if self.bytes.contains_key(&id) {
             return Err(CoreError::Vocab(format!("token id {id} is given twice")));
@@ -370,5 +370,29 @@ mod tests {
         assert_eq!(out.merges[1], Merge { left: 99, right: 100, id: 257, count: 6 });
         assert_eq!(out.merges[2], Merge { left: 256, right: 256, id: 258, count: 3 });
         assert_eq!(out.tokens_after, 3 + 6);
+    }
+
+    /// `LongWord` (the position index) merges exactly like `merge_word`.
+    #[test]
+    fn long_word_same_words_and_deltas_as_merge_word() {
+        // Every word over 3 letters up to length 8, then a second merge on the result.
+        for len in 0..=8u32 {
+            for code in 0..3u32.pow(len) {
+                let w: Vec<u32> = (0..len).map(|k| (code / 3u32.pow(k)) % 3).collect();
+                for (a, b, c, d) in [(0, 1, 2, 9), (0, 0, 9, 9), (1, 0, 0, 1), (2, 2, 9, 2)] {
+                    let (mut short, mut long) = (w.clone(), LongWord::new(w.clone()));
+                    let (mut ds, mut dl) = (FxHashMap::default(), FxHashMap::default());
+                    merge_word(&mut short, a, b, 9, |p, x| *ds.entry(p).or_insert(0i64) += x);
+                    long.merge(a, b, 9, |p, x| *dl.entry(p).or_insert(0i64) += x);
+                    merge_word(&mut short, c, d, 10, |p, x| *ds.entry(p).or_insert(0i64) += x);
+                    long.merge(c, d, 10, |p, x| *dl.entry(p).or_insert(0i64) += x);
+                    ds.retain(|_, v| *v != 0);
+                    dl.retain(|_, v| *v != 0);
+                    assert_eq!(long.symbols(), short, "word {w:?}");
+                    assert_eq!(long.len(), short.len());
+                    assert_eq!(dl, ds, "word {w:?}");
+                }
+            }
+        }
     }
 }

@@ -3,11 +3,12 @@
 //! Immutable after construction, so one instance is shared freely across threads.
 //! Text flows one way: special-token split -> pre-tokenize each segment -> per-piece BPE.
 
-use crate::bpe::{encode_piece, encode_piece_with, Scratch};
+use super::merge::{encode_piece, encode_piece_with, Scratch};
+use super::vocab::{Rank, Vocab};
 use crate::error::CoreError;
-use crate::pretokenize::Pretokenizer;
-use crate::special::SpecialMatcher;
-use crate::vocab::{Rank, Vocab};
+use crate::parallel::parallel_map;
+use crate::pretokenize::{safe_cuts, Pretokenizer};
+use crate::special::{for_each_segment, Segment, SpecialMatcher};
 
 #[derive(Debug, Clone)]
 pub struct CoreBpe {
@@ -72,7 +73,7 @@ impl CoreBpe {
     /// patterns, small texts and texts without such points are encoded sequentially.
     pub fn encode_ordinary_parallel(&self, text: &str, threads: usize) -> Result<Vec<Rank>, CoreError> {
         match self.parallel_parts(text, threads) {
-            Some(parts) => Ok(crate::parallel::parallel_map(&parts, threads, |p: &&str| self.encode_ordinary(p))?.concat()),
+            Some(parts) => Ok(parallel_map(&parts, threads, |p: &&str| self.encode_ordinary(p))?.concat()),
             None => self.encode_ordinary(text),
         }
     }
@@ -86,7 +87,7 @@ impl CoreBpe {
         }
         // More parts than threads, so that uneven parts still keep every thread busy.
         let n_parts = (threads * 4).min(text.len() / MIN_PART).max(2);
-        let cuts = crate::pretokenize::safe_cuts(text, n_parts);
+        let cuts = safe_cuts(text, n_parts);
         Some(cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect())
     }
 
@@ -106,7 +107,7 @@ impl CoreBpe {
                 Ok(n)
             }
             _ => match self.parallel_parts(text, threads) {
-                Some(parts) => Ok(crate::parallel::parallel_map(&parts, threads, |p: &&str| self.count_segment(p, &mut Scratch::default()))?.iter().sum()),
+                Some(parts) => Ok(parallel_map(&parts, threads, |p: &&str| self.count_segment(p, &mut Scratch::default()))?.iter().sum()),
                 None => self.count_segment(text, &mut Scratch::default()),
             },
         }
@@ -208,24 +209,4 @@ impl CoreBpe {
     pub fn decode_bytes(&self, ids: &[Rank]) -> Result<Vec<u8>, CoreError> {
         self.vocab.decode_bytes(ids)
     }
-}
-
-/// A run of ordinary text, or one allowed special token, in text order.
-pub(crate) enum Segment<'t> {
-    Text(&'t str),
-    Special(Rank),
-}
-
-/// Calls `f` for each segment of `text`: ordinary text between occurrences of `allowed`
-/// specials (leftmost-longest), and each occurrence. With no specials, one text segment.
-pub(crate) fn for_each_segment<'t>(text: &'t str, allowed: Option<&SpecialMatcher>, mut f: impl FnMut(Segment<'t>) -> Result<(), CoreError>) -> Result<(), CoreError> {
-    let mut start = 0;
-    if let Some(allowed) = allowed {
-        while let Some((s, e, id)) = allowed.find(text, start) {
-            f(Segment::Text(&text[start..s]))?;
-            f(Segment::Special(id))?;
-            start = e;
-        }
-    }
-    f(Segment::Text(&text[start..]))
 }

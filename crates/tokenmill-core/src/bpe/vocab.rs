@@ -7,7 +7,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::chars;
+use super::chars;
 use crate::error::CoreError;
 use crate::table::{self, ShortKeyTable};
 
@@ -33,7 +33,7 @@ pub struct Vocab {
     /// first round of every merge looks up byte pairs, and a flat table beats hashing there.
     pair_ranks: Vec<Rank>,
     /// Bit `b0 << 8 | b1` is set when the bytes `b0 b1` occur next to each other inside some
-    /// mergeable token: where they do not, no merge can ever join them (see `bpe::split_points`).
+    /// mergeable token: where they do not, no merge can ever join them (see `merge::split_points`).
     joinable: Vec<u64>,
     /// Rank of every single-byte token.
     byte_ranks: [Rank; 256],

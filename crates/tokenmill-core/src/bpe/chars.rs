@@ -28,7 +28,9 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::vocab::Rank;
+// Ranks are plain `u32` here (the type `vocab::Rank` names): `vocab` uses this module, so this
+// module does not use `vocab`.
+type Rank = u32;
 
 /// For one character that is a token: its rank, and the neighbouring bytes next to which it
 /// is safe (bit `x` of `left`: the byte before it may be `x`; of `right`: the byte after).

@@ -15,7 +15,7 @@
 //! byte start, as the specification the fast paths are tested against.
 
 use crate::table::{self, Key, ShortKeyTable};
-use crate::vocab::{Rank, Vocab};
+use super::vocab::{Rank, Vocab};
 
 /// Pieces longer than this (bytes) use `merge_long`.
 const LONG_THRESHOLD: usize = 32;

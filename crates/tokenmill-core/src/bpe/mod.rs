@@ -1,0 +1,23 @@
+//! Byte-level BPE, specialised and fast: the vocabulary, the merge engine and the encoder that
+//! ties them to a pre-tokenizer and special tokens.
+//!
+//! - `vocab`: token bytes <-> rank, with the lookup tables the merge loop reads;
+//! - `chars`: which two- and three-byte characters merging may start from whole (an exact
+//!   shortcut for CJK text);
+//! - `merge`: byte-pair merging of one pre-token, with tiktoken's exact semantics;
+//! - `encoder`: `CoreBpe`, text in, token ids out (special-token split, pre-tokenizer, merges),
+//!   and back.
+//!
+//! Dependencies run one way: `encoder` -> `merge` -> `vocab` -> `chars`; `encoder` also uses
+//! `special`, `pretokenize` and `parallel` from outside. What this module does not do: other
+//! model types (WordPiece, Unigram, SentencePiece-style BPE), training (`train`), or file
+//! formats (`formats`).
+
+pub mod chars;
+pub mod encoder;
+pub mod merge;
+pub mod vocab;
+
+pub use encoder::CoreBpe;
+pub use merge::{encode_piece, encode_piece_with, Scratch};
+pub use vocab::{Rank, Vocab};
