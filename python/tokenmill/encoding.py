@@ -233,6 +233,17 @@ class Encoding(Tokenizer):
         """The special tokens' texts."""
         return set(self._specials)
 
+    @property
+    def pretokenizer(self) -> str:
+        """The pre-tokenizer this encoding runs: ``"r50k"``, ``"cl100k"`` or ``"o200k"`` (the
+        hand-written matchers of the standard patterns), or ``"regex"`` (any other pattern).
+
+        >>> from tokenmill import get_encoding
+        >>> get_encoding("cl100k_base").pretokenizer
+        'cl100k'
+        """
+        return self._core.pretokenizer
+
     def is_special_token(self, token: int) -> bool:
         """True when `token` is the id of a special token."""
         return token in self._specials.values()

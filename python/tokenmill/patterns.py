@@ -16,15 +16,7 @@ from . import _core
 __all__ = ["R50K_PAT", "CL100K_PAT", "O200K_PAT", "KNOWN_PATTERNS", "PATTERN_NAMES", "resolve_pattern"]
 
 #: ``{encoding name: pattern}`` of the patterns with hand-written matchers.
-KNOWN_PATTERNS: dict[str, str] = dict(_core.known_patterns()) if hasattr(_core, "known_patterns") else {  # TEMPMERGE
-    "r50k_base": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""",
-    "cl100k_base": r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
-    "o200k_base": "|".join([
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""", r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""", r"""\s*[\r\n]+""", r"""\s+(?!\S)""", r"""\s+""",
-    ]),
-}
+KNOWN_PATTERNS: dict[str, str] = dict(_core.known_patterns())
 
 R50K_PAT = KNOWN_PATTERNS["r50k_base"]
 CL100K_PAT = KNOWN_PATTERNS["cl100k_base"]
