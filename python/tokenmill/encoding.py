@@ -146,11 +146,6 @@ class Encoding(Tokenizer):
         return dict(self._training) if self._training else {}
 
     @property
-    def training_info(self) -> dict | None:
-        """`training`, or None when there is none (the name `train_bpe` introduced first)."""
-        return dict(self._training) if self._training else None
-
-    @property
     def pattern(self) -> str:
         """The pre-tokenizer regex (tiktoken's ``_pat_str``, kept as an alias).
 

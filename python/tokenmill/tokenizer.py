@@ -211,6 +211,16 @@ class Tokenizer(abc.ABC):
     def training(self) -> dict:
         """Metadata of the training run that made this tokenizer, or ``{}`` (a copy)."""
 
+    @property
+    def training_info(self) -> dict | None:
+        """`training`, or None when there is none (the name `train_bpe` introduced first).
+
+        >>> import tokenmill
+        >>> tokenmill.get_encoding("gpt2").training_info is None
+        True
+        """
+        return self.training or None
+
     # ------------------------------------------------------------------ files
     @abc.abstractmethod
     def to_dict(self) -> dict[str, Any]:

@@ -22,7 +22,6 @@ from pathlib import Path
 from .. import _schema
 from .._io import PathLike, atomic_write_many
 from ..encoding import Encoding
-from ..patterns import R50K_PAT
 from ..errors import VocabFormatError
 
 __all__ = ["load_gpt2_files", "load_gpt2_encoding", "export_gpt2", "byte_symbols", "byte_decoder", "symbols", "merges_for", "canonical_split"]
@@ -250,5 +249,4 @@ def load_gpt2_encoding(encoder_json: PathLike, vocab_bpe: PathLike, name: str = 
     >>> load_gpt2_encoding(enc_path, bpe_path).encode("hello world")
     [31373, 995]
     """
-    ranks, specials = load_gpt2_files(encoder_json, vocab_bpe)
-    return Encoding(name, pat_str or R50K_PAT, ranks, specials)
+    return Encoding.from_gpt2_files(encoder_json, vocab_bpe, name, pat_str)
