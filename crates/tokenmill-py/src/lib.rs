@@ -41,6 +41,8 @@ pub(crate) fn map_err(py: Python<'_>, e: CoreError) -> PyErr {
         CoreError::TokenId { id, position, n_vocab } => py_error(py, "TokenIdError", (id, position, n_vocab)),
         CoreError::DisallowedSpecial { token, start } => py_error(py, "DisallowedSpecialTokenError", (token, start)),
         CoreError::Cancelled => PyErr::new::<pyo3::exceptions::PyKeyboardInterrupt, _>("training was cancelled"),
+        CoreError::Input(msg) => py_error(py, "InputError", (msg,)),
+        CoreError::Internal(msg) => py_error(py, "InternalError", (msg,)),
     }
 }
 

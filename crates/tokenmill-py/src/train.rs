@@ -63,7 +63,7 @@ pub struct WordCounter {
 
 impl WordCounter {
     fn with<T>(&self, f: impl FnOnce(&mut WordCounts) -> Result<T, CoreError>) -> Result<T, CoreError> {
-        let mut guard = self.counts.lock().map_err(|_| CoreError::Vocab("the word counter was poisoned by an earlier panic".into()))?;
+        let mut guard = self.counts.lock().map_err(|_| CoreError::Internal("the word counter was poisoned by an earlier panic".into()))?;
         f(&mut guard)
     }
 }
