@@ -15,7 +15,8 @@ use tokenmill_core::train::count::WordCounts;
 use tokenmill_core::train::merge::{self, Control, MergeConfig, TokenSet};
 use tokenmill_core::CoreError;
 
-use crate::{map_err, run, PyCoreBpe};
+use crate::bpe::PyCoreBpe;
+use crate::{map_err, run};
 
 /// Progress of a running training job, and the switch to stop it. Thread-safe.
 #[pyclass(frozen, module = "tokenmill._core")]
