@@ -23,6 +23,7 @@ __all__ = [
     "UnknownEncodingError",
     "UnknownModelError",
     "InternalError",
+    "InputError",
     "TrainingError",
     "CorpusError",
     "CorpusFileNotFoundError",
@@ -134,6 +135,21 @@ class InternalError(TokenmillError, RuntimeError):
 
     def __init__(self, message: str):
         super().__init__(f"internal error in tokenmill's Rust core: {message}. Please report this, with the input.")
+
+
+class InputError(TokenmillError, ValueError):
+    """An argument that the core cannot use; the message says which and why.
+
+    Raised by the Rust core for arguments that are not a vocabulary problem: a name that is not
+    a special token, malformed merge-loop input (a token given twice, a word using an unknown
+    symbol), a count overflowing 2**64, an unknown mode.
+
+    >>> from tokenmill import _core
+    >>> _core.train_merges([([1, 2], 3)], [(1, b"a"), (2, b"a")], 5)
+    Traceback (most recent call last):
+    ...
+    tokenmill.errors.InputError: token bytes "a" are given twice
+    """
 
 
 class TrainingError(TokenmillError, ValueError):

@@ -1,4 +1,8 @@
 //! Errors of the core crate; the binding crate maps each variant to one Python exception.
+//!
+//! Which variant: `Vocab` only for a malformed vocabulary or rank file; `Input` for any other
+//! argument the core cannot use; `Internal` for what should not happen (a bug, never the
+//! caller's fault).
 
 use thiserror::Error;
 
@@ -19,4 +23,13 @@ pub enum CoreError {
     /// The caller asked a long-running job (training) to stop.
     #[error("cancelled")]
     Cancelled,
+    /// An argument the core cannot use (a name that is not a special token, malformed
+    /// merge-loop input, a count overflowing 2**64, an unknown mode...); the message says
+    /// which argument and why.
+    #[error("{0}")]
+    Input(String),
+    /// A state that should not happen: a worker thread that panicked, a poisoned lock, a
+    /// "cannot happen" branch. A bug in tokenmill, not in the caller's input.
+    #[error("{0}")]
+    Internal(String),
 }

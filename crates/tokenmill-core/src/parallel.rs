@@ -54,7 +54,7 @@ where
     slots
         .into_iter()
         .enumerate()
-        .map(|(i, r)| r.unwrap_or_else(|| Err(CoreError::Vocab(format!("worker thread failed on item {i}")))))
+        .map(|(i, r)| r.unwrap_or_else(|| Err(CoreError::Internal(format!("a worker thread failed on item {i}")))))
         .collect()
 }
 
@@ -81,6 +81,6 @@ where
     }
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads).map(|_| s.spawn(work)).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(CoreError::Vocab("a worker thread panicked".into())))).collect()
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(CoreError::Internal("a worker thread panicked".into())))).collect()
     })
 }

@@ -36,7 +36,7 @@ impl SpecialMatcher {
                 AhoCorasickBuilder::new()
                     .match_kind(MatchKind::LeftmostLongest)
                     .build(&tokens)
-                    .map_err(|e| CoreError::Vocab(format!("cannot build special-token matcher: {e}")))?,
+                    .map_err(|e| CoreError::Input(format!("cannot build a matcher for these special tokens: {e}")))?,
             )
         };
         Ok(SpecialMatcher { ac, tokens, ids })

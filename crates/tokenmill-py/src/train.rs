@@ -15,7 +15,8 @@ use tokenmill_core::train::count::WordCounts;
 use tokenmill_core::train::merge::{self, Control, MergeConfig, TokenSet};
 use tokenmill_core::CoreError;
 
-use crate::{map_err, run, PyCoreBpe};
+use crate::bpe::PyCoreBpe;
+use crate::{map_err, run};
 
 /// Progress of a running training job, and the switch to stop it. Thread-safe.
 #[pyclass(frozen, module = "tokenmill._core")]
@@ -63,7 +64,7 @@ pub struct WordCounter {
 
 impl WordCounter {
     fn with<T>(&self, f: impl FnOnce(&mut WordCounts) -> Result<T, CoreError>) -> Result<T, CoreError> {
-        let mut guard = self.counts.lock().map_err(|_| CoreError::Vocab("the word counter was poisoned by an earlier panic".into()))?;
+        let mut guard = self.counts.lock().map_err(|_| CoreError::Internal("the word counter was poisoned by an earlier panic".into()))?;
         f(&mut guard)
     }
 }

@@ -36,7 +36,7 @@ impl CoreBpe {
         for name in names {
             match self.vocab.special_id(name) {
                 Some(id) => v.push((name.clone(), id)),
-                None => return Err(CoreError::Vocab(format!("{name:?} is not a special token of this encoding"))),
+                None => return Err(CoreError::Input(format!("{name:?} is not a special token of this encoding"))),
             }
         }
         SpecialMatcher::new(v)
@@ -181,7 +181,8 @@ impl CoreBpe {
             Ok(text) => return self.encode_ordinary(text),
             Err(e) => e.valid_up_to(),
         };
-        let text = std::str::from_utf8(&bytes[..valid]).map_err(|e| CoreError::Vocab(e.to_string()))?;
+        // Cannot fail: `valid_up_to` is where the valid prefix ends.
+        let text = std::str::from_utf8(&bytes[..valid]).map_err(|e| CoreError::Internal(format!("valid UTF-8 prefix failed to decode: {e}")))?;
         let mut tokens = Vec::new();
         let mut last_piece_len = 0usize;
         let b = text.as_bytes();

@@ -112,7 +112,7 @@ impl WordCounts {
         }
         let work: Vec<Mutex<ShardMerge>> = self.shards.iter_mut().zip(per_shard).map(Mutex::new).collect();
         parallel_map(&work, threads, |cell| {
-            let mut guard = cell.lock().map_err(|_| CoreError::Vocab("poisoned merge lock".into()))?;
+            let mut guard = cell.lock().map_err(|_| CoreError::Internal("a count shard lock was poisoned by a panic".into()))?;
             let (dst, srcs) = &mut *guard;
             for src in srcs.drain(..) {
                 for (w, c) in src {
@@ -128,7 +128,7 @@ impl WordCounts {
 /// `dst[word] += count`, checking for overflow.
 fn add_count(dst: &mut FxHashMap<Box<[u8]>, u64>, word: &[u8], count: u64) -> Result<(), CoreError> {
     match dst.get_mut(word) {
-        Some(c) => *c = c.checked_add(count).ok_or_else(|| CoreError::Vocab("a pre-token count overflowed 2**64".into()))?,
+        Some(c) => *c = c.checked_add(count).ok_or_else(|| CoreError::Input("a pre-token count overflowed 2**64".into()))?,
         None => {
             dst.insert(word.into(), count);
         }

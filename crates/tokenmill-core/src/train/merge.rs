@@ -57,10 +57,10 @@ impl TokenSet {
     pub fn insert(&mut self, id: u32, bytes: Vec<u8>) -> Result<(), CoreError> {
         let b: Box<[u8]> = bytes.into();
         if self.ids.contains_key(&b) {
-            return Err(CoreError::Vocab(format!("token bytes {:?} are given twice", crate::bpe::vocab::escape_bytes(&b))));
+            return Err(CoreError::Input(format!("token bytes {:?} are given twice", crate::bpe::vocab::escape_bytes(&b))));
         }
         if self.bytes.contains_key(&id) {
-            return Err(CoreError::Vocab(format!("token id {id} is given twice")));
+            return Err(CoreError::Input(format!("token id {id} is given twice")));
         }
         self.ids.insert(b.clone(), id);
         self.bytes.insert(id, b);
@@ -168,11 +168,11 @@ pub fn train(
     control: &Control,
 ) -> Result<MergeOutput, CoreError> {
     if words.len() != counts.len() {
-        return Err(CoreError::Vocab(format!("{} words but {} counts", words.len(), counts.len())));
+        return Err(CoreError::Input(format!("{} words but {} counts", words.len(), counts.len())));
     }
     for (i, w) in words.iter().enumerate() {
         if let Some(&bad) = w.iter().find(|&&s| tokens.get(s).is_none()) {
-            return Err(CoreError::Vocab(format!("word {i} uses symbol id {bad}, which is not a token")));
+            return Err(CoreError::Input(format!("word {i} uses symbol id {bad}, which is not a token")));
         }
     }
     let min_count = config.min_frequency.max(1);
@@ -224,7 +224,7 @@ pub fn train(
             Some(id) => id,
             None => {
                 if next_id == u32::MAX || tokens.get(next_id).is_some() {
-                    return Err(CoreError::Vocab(format!("id {next_id} for a new token is already taken")));
+                    return Err(CoreError::Input(format!("id {next_id} for a new token is already taken")));
                 }
                 let id = next_id;
                 next_id += 1;

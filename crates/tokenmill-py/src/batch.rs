@@ -1,0 +1,106 @@
+//! The ordered batch scheduler behind `CoreBPE.encode_batch`: documents are encoded on worker
+//! threads while the calling thread turns finished results into Python objects, in input
+//! order.
+//!
+//! Why a pipeline: Python lists can only be built while attached to the interpreter, one
+//! thread at a time. Building them after all encoding is done would leave that serial part
+//! outside the parallel speed-up; here the calling thread converts each finished document
+//! (in order) while the workers go on encoding, and encodes documents itself whenever the
+//! next one in order is not ready. What it does not do: pick thread counts (per call, the
+//! caller's) or know what is being encoded (`encode` is any function of one text).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::prelude::*;
+
+use tokenmill_core::bpe::Scratch;
+use tokenmill_core::{CoreError, Rank};
+
+use crate::{map_err, panic_message, py_error};
+
+/// Encodes `texts` on `threads` threads, the calling thread being one of them: it converts
+/// the results in input order with `convert` (attached to the interpreter) as they become
+/// ready, and encodes documents itself while the next one in order is not ready yet, so no
+/// core idles. The first error in input order is returned (no new documents are started
+/// once one fails); a panic becomes `InternalError`.
+pub(crate) fn pipeline<'py, T>(
+    py: Python<'py>,
+    texts: &[&str],
+    threads: usize,
+    encode: impl Fn(&str, &mut Scratch) -> Result<Vec<Rank>, CoreError> + Sync,
+    mut convert: impl FnMut(&[Rank]) -> PyResult<T>,
+) -> PyResult<Vec<T>> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::mpsc;
+
+    type Item = (usize, std::thread::Result<Result<Vec<Rank>, CoreError>>);
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    // Hands out the next document, or `None` when all are taken or one has failed.
+    let claim = || {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        (i < texts.len() && !stop.load(Ordering::Relaxed)).then_some(i)
+    };
+    let (tx, rx) = mpsc::channel::<Item>();
+    // Only this thread receives; the mutex just makes the receiver shareable with `detach`.
+    let rx = std::sync::Mutex::new(rx);
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            let tx = tx.clone();
+            let (claim, encode) = (&claim, &encode);
+            s.spawn(move || {
+                let mut scratch = Scratch::default();
+                while let Some(i) = claim() {
+                    let r = catch_unwind(AssertUnwindSafe(|| encode(texts[i], &mut scratch)));
+                    if tx.send((i, r)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let result = (|| {
+            let mut pending: Vec<Option<PyResult<Vec<Rank>>>> = (0..texts.len()).map(|_| None).collect();
+            let mut out = Vec::with_capacity(texts.len());
+            let mut scratch = Scratch::default();
+            let store = |pending: &mut Vec<Option<PyResult<Vec<Rank>>>>, (i, r): Item| {
+                let r = match r {
+                    Ok(r) => r.map_err(|e| map_err(py, e)),
+                    Err(panic) => Err(py_error(py, "InternalError", (panic_message(panic),))),
+                };
+                if r.is_err() {
+                    // Every document before i was already handed out, so it still arrives:
+                    // the error reported is that of the first failing document, as in order.
+                    stop.store(true, Ordering::Relaxed);
+                }
+                pending[i] = Some(r);
+            };
+            while out.len() < texts.len() {
+                while let Some(item) = rx.lock().ok().and_then(|rx| rx.try_recv().ok()) {
+                    store(&mut pending, item);
+                }
+                while let Some(item) = pending.get_mut(out.len()).and_then(Option::take) {
+                    out.push(convert(&item?)?);
+                }
+                if out.len() == texts.len() {
+                    break;
+                }
+                if pending[out.len()].is_none() {
+                    // The next result is not ready: encode a document here rather than wait.
+                    // Detached, so that other Python threads run meanwhile.
+                    let item = match claim() {
+                        Some(i) => (i, py.detach(|| catch_unwind(AssertUnwindSafe(|| encode(texts[i], &mut scratch))))),
+                        None => match py.detach(|| rx.lock().ok().and_then(|rx| rx.recv().ok())) {
+                            Some(item) => item,
+                            None => return Err(py_error(py, "InternalError", ("a worker thread stopped without a result",))),
+                        },
+                    };
+                    store(&mut pending, item);
+                }
+            }
+            Ok(out)
+        })();
+        stop.store(true, Ordering::Relaxed);
+        result
+    })
+}
