@@ -17,6 +17,7 @@ from .encoding import Encoding
 from .errors import (
     CorpusError,
     DisallowedSpecialTokenError,
+    InputError,
     InternalError,
     PatternError,
     SpecialTokenError,
@@ -59,6 +60,7 @@ __all__ = [
     "UnknownTokenError",
     "UnknownEncodingError",
     "UnknownModelError",
+    "InputError",
     "InternalError",
     "TrainingError",
     "CorpusError",
