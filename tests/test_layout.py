@@ -9,6 +9,7 @@ a tokenmill module (``if TYPE_CHECKING:`` blocks excluded: they never run), plus
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "python" / "tokenmill"
@@ -150,3 +151,32 @@ def test_the_checker_sees_a_circle():
     # The shape before issue 9: encoding -> formats -> formats.native -> encoding, hidden in functions.
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+# ------------------------------------------------------------------------ the Rust core crate
+CORE = PACKAGE.parent.parent / "crates" / "tokenmill-core" / "src"
+
+
+def _rust_graph() -> dict[str, set[str]]:
+    """Top-level module of the core crate -> the other top-level modules it uses (``crate::x``,
+    ``use crate::{x, y}``); paths inside one module (``super::``) stay inside it."""
+    tops = {p.stem if p.is_file() else p.name for p in CORE.iterdir() if p.name not in ("lib.rs", "main.rs")}
+    graph: dict[str, set[str]] = {t: set() for t in tops}
+    for path in CORE.rglob("*.rs"):
+        rel = path.relative_to(CORE)
+        if rel.name == "lib.rs":
+            continue
+        top = rel.parts[0].removesuffix(".rs")
+        text = path.read_text(encoding="utf-8")
+        used = set(re.findall(r"\bcrate::([a-z_]+)", text))
+        for group in re.findall(r"\bcrate::\{([^}]*)\}", text):
+            used |= {name.split("::")[0].strip() for name in group.split(",") if name.strip()}
+        graph[top] |= {u for u in used if u in tops and u != top}
+    return graph
+
+
+def test_no_module_circle_in_the_core_crate():
+    graph = _rust_graph()
+    assert {"bpe", "pretokenize", "special", "train"} <= set(graph)
+    cycle = _cycle(graph)
+    assert cycle is None, "module circle in tokenmill-core: " + " -> ".join(cycle)
