@@ -62,7 +62,12 @@ impl<'a, 'py> Text<'a, 'py> {
 
     /// Runs `find(window, lo, hi)` on windows covering `lo..hi` from `hi` backwards (window
     /// offsets), until one returns a point; the point as an offset in the whole text.
-    fn search_back(&self, lo: usize, hi: usize, find: impl Fn(CharText<'_>, usize, usize) -> Option<usize> + Sync) -> PyResult<Option<usize>> {
+    fn search_back(
+        &self,
+        lo: usize,
+        hi: usize,
+        find: impl Fn(CharText<'_>, usize, usize) -> Option<usize> + Sync,
+    ) -> PyResult<Option<usize>> {
         let (mut b, mut width) = (hi.min(self.len), FIRST_WINDOW);
         while b > lo {
             let a = b.saturating_sub(width).max(lo);
@@ -78,7 +83,11 @@ impl<'a, 'py> Text<'a, 'py> {
 
     /// Runs `find(window, start)` on windows covering `start..len` from `start` forwards, until
     /// one returns a point; the point as an offset in the whole text.
-    fn search_forward(&self, start: usize, find: impl Fn(CharText<'_>, usize) -> Option<usize> + Sync) -> PyResult<Option<usize>> {
+    fn search_forward(
+        &self,
+        start: usize,
+        find: impl Fn(CharText<'_>, usize) -> Option<usize> + Sync,
+    ) -> PyResult<Option<usize>> {
         let (mut a, mut width) = (start, FIRST_WINDOW);
         while a < self.len {
             let b = a.saturating_add(width).min(self.len);
@@ -98,7 +107,12 @@ impl<'a, 'py> Text<'a, 'py> {
 /// `[start, end)` are not looked at, except the two before `start`.
 #[pyfunction]
 #[pyo3(signature = (text, start=None, end=None), text_signature = "(text, start=0, end=None)")]
-pub fn cut_points(py: Python<'_>, text: &Bound<'_, PyString>, start: Option<&Bound<'_, PyAny>>, end: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<usize>> {
+pub fn cut_points(
+    py: Python<'_>,
+    text: &Bound<'_, PyString>,
+    start: Option<&Bound<'_, PyAny>>,
+    end: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<usize>> {
     let t = Text::new(text)?;
     let end = index_arg(end, t.len, t.len)?;
     let start = index_arg(start, 0, t.len)?.min(end);
@@ -112,7 +126,13 @@ pub fn cut_points(py: Python<'_>, text: &Bound<'_, PyString>, start: Option<&Bou
 /// `mode="line"`: a rule A point, else right after the last line break `j` with
 /// `max(lo-1, 0) <= j < hi-1`. Reads backwards from `hi` and stops at the first hit.
 #[pyfunction]
-pub fn last_cut(py: Python<'_>, text: &Bound<'_, PyString>, lo: &Bound<'_, PyAny>, hi: &Bound<'_, PyAny>, mode: &str) -> PyResult<isize> {
+pub fn last_cut(
+    py: Python<'_>,
+    text: &Bound<'_, PyString>,
+    lo: &Bound<'_, PyAny>,
+    hi: &Bound<'_, PyAny>,
+    mode: &str,
+) -> PyResult<isize> {
     let mode = CutMode::parse(mode).map_err(|e| crate::map_err(py, e))?;
     let t = Text::new(text)?;
     let (lo, hi) = (index_arg(Some(lo), 0, t.len)?, index_arg(Some(hi), 0, t.len)?);

@@ -68,7 +68,13 @@ pub(crate) fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
 
 pub(crate) fn parse_rank_file(py: Python<'_>, data: &[u8], allow_gaps: bool) -> PyResult<Vec<(Vec<u8>, Rank)>> {
     let r = py.detach(|| tk::parse(data, allow_gaps));
-    r.map_err(|e| py_error(py, "VocabFormatError", (e.reason, Option::<String>::None, if e.line == 0 { None } else { Some(e.line) })))
+    r.map_err(|e| {
+        py_error(
+            py,
+            "VocabFormatError",
+            (e.reason, Option::<String>::None, if e.line == 0 { None } else { Some(e.line) }),
+        )
+    })
 }
 
 /// Parses a tiktoken rank file: `([(token bytes, rank), ...] in file order, [indices of

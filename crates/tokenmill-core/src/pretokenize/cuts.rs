@@ -257,15 +257,18 @@ mod tests {
         let hi = hi.min(t.len());
         match mode {
             CutMode::Safe => spec_points(t, lo, hi).pop(),
-            CutMode::Line => (lo..hi).rev().find(|&i| spec_a(t, i)).or_else(|| {
-                (lo.saturating_sub(1)..hi.saturating_sub(1)).rev().find(|&j| t[j] == '\n').map(|j| j + 1)
-            }),
+            CutMode::Line => (lo..hi)
+                .rev()
+                .find(|&i| spec_a(t, i))
+                .or_else(|| (lo.saturating_sub(1)..hi.saturating_sub(1)).rev().find(|&j| t[j] == '\n').map(|j| j + 1)),
         }
     }
     fn spec_next(t: &[char], start: usize, mode: CutMode) -> Option<usize> {
         match mode {
             CutMode::Safe => spec_points(t, start, t.len()).first().copied(),
-            CutMode::Line => (start.saturating_sub(1)..t.len().saturating_sub(1)).find(|&j| t[j] == '\n').map(|j| j + 1),
+            CutMode::Line => {
+                (start.saturating_sub(1)..t.len().saturating_sub(1)).find(|&j| t[j] == '\n').map(|j| j + 1)
+            }
         }
     }
 
@@ -297,7 +300,11 @@ mod tests {
             assert_eq!(cut_points(ct, 0, usize::MAX), spec_points(&t, 0, len), "{s:?}");
             let zc = z.min(len);
             assert_eq!(last_point(ct, a, z, Rules::A), (a..zc).rev().find(|&i| spec_a(&t, i)), "{s:?} {a}..{z}");
-            assert_eq!(last_after_line_break(ct, a, z), (a.max(1)..zc).rev().find(|&i| t[i - 1] == '\n'), "{s:?} {a}..{z}");
+            assert_eq!(
+                last_after_line_break(ct, a, z),
+                (a.max(1)..zc).rev().find(|&i| t[i - 1] == '\n'),
+                "{s:?} {a}..{z}"
+            );
             for mode in [CutMode::Safe, CutMode::Line] {
                 assert_eq!(last_cut(ct, a, z, mode), spec_last(&t, a, z, mode), "{s:?} {a}..{z} {mode:?}");
                 assert_eq!(next_cut(ct, a, mode), spec_next(&t, a, mode), "{s:?} {a} {mode:?}");

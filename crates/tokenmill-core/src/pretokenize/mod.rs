@@ -112,7 +112,9 @@ mod tests {
     /// `KnownPattern::from_pattern` did not follow would fall back to the regex silently).
     #[test]
     fn every_known_pattern_selects_its_matcher() {
-        for (pattern, name) in [(R50K_PAT, "r50k"), (GPT2_ORIGINAL_PAT, "r50k"), (CL100K_PAT, "cl100k"), (O200K_PAT, "o200k")] {
+        for (pattern, name) in
+            [(R50K_PAT, "r50k"), (GPT2_ORIGINAL_PAT, "r50k"), (CL100K_PAT, "cl100k"), (O200K_PAT, "o200k")]
+        {
             let p = Pretokenizer::new(pattern).unwrap();
             assert!(p.is_fast(), "{name}");
             assert_eq!(p.name(), name);
