@@ -23,21 +23,28 @@ fn main() {
         _ => O200K_PAT,
     };
     let core = CoreBpe::new(ranks, vec![], pat).expect("build");
-    println!("short table: {} keys, mean probe {:.2}, {} MB", core.vocab.short_table().len(), core.vocab.short_table().mean_probe(), core.vocab.short_table().memory_bytes() / 1_000_000);
+    println!(
+        "short table: {} keys, mean probe {:.2}, {} MB",
+        core.vocab.short_table().len(),
+        core.vocab.short_table().mean_probe(),
+        core.vocab.short_table().memory_bytes() / 1_000_000
+    );
     if std::env::var("CHAR_STATS").is_ok() {
         for path in &args[3..] {
             let text = std::fs::read_to_string(path).expect("read text");
             let b = text.as_bytes();
             let (mut ok, mut multi) = (0, 0);
-            core.pretokenizer.for_each_piece(&text, |s, e| {
-                let piece = &b[s..e];
-                for (i, c) in std::str::from_utf8(piece).unwrap().char_indices() {
-                    if (0x80..0x10000).contains(&(c as u32)) {
-                        multi += 1;
-                        ok += core.vocab.char_rank(piece, i).is_some() as usize;
+            core.pretokenizer
+                .for_each_piece(&text, |s, e| {
+                    let piece = &b[s..e];
+                    for (i, c) in std::str::from_utf8(piece).unwrap().char_indices() {
+                        if (0x80..0x10000).contains(&(c as u32)) {
+                            multi += 1;
+                            ok += core.vocab.char_rank(piece, i).is_some() as usize;
+                        }
                     }
-                }
-            }).unwrap();
+                })
+                .unwrap();
             println!("{path}: {ok} of {multi} two/three-byte characters start whole");
         }
         return;
@@ -50,7 +57,11 @@ fn main() {
             for _ in 0..n {
                 core.pretokenizer.for_each_piece(&text, |_, _| pieces += 1).unwrap();
             }
-            println!("{path}: pretokenize {:.0} MB/s ({} pieces)", (text.len() * n) as f64 / 1e6 / t.elapsed().as_secs_f64(), pieces / n);
+            println!(
+                "{path}: pretokenize {:.0} MB/s ({} pieces)",
+                (text.len() * n) as f64 / 1e6 / t.elapsed().as_secs_f64(),
+                pieces / n
+            );
         }
         return;
     }
@@ -67,15 +78,44 @@ fn main() {
     for path in &args[3..] {
         let text = String::from_utf8(std::fs::read(path).expect("read text")).expect("utf-8");
         let mb = text.len() as f64 / 1e6;
-        let best = |f: &dyn Fn() -> usize| (0..5).map(|_| { let t = Instant::now(); std::hint::black_box(f()); t.elapsed().as_secs_f64() }).fold(f64::MAX, f64::min);
-        let t_pre = best(&|| { let mut n = 0; core.pretokenizer.for_each_piece(&text, |_, _| n += 1).unwrap(); n });
+        let best = |f: &dyn Fn() -> usize| {
+            (0..5)
+                .map(|_| {
+                    let t = Instant::now();
+                    std::hint::black_box(f());
+                    t.elapsed().as_secs_f64()
+                })
+                .fold(f64::MAX, f64::min)
+        };
+        let t_pre = best(&|| {
+            let mut n = 0;
+            core.pretokenizer.for_each_piece(&text, |_, _| n += 1).unwrap();
+            n
+        });
         let b0 = text.as_bytes();
-        let t_look = best(&|| { let mut n = 0; core.pretokenizer.for_each_piece(&text, |s, e| if core.vocab.rank(&b0[s..e]).is_some() { n += 1 }).unwrap(); n });
+        let t_look = best(&|| {
+            let mut n = 0;
+            core.pretokenizer
+                .for_each_piece(&text, |s, e| {
+                    if core.vocab.rank(&b0[s..e]).is_some() {
+                        n += 1
+                    }
+                })
+                .unwrap();
+            n
+        });
         let t_enc = best(&|| core.encode_ordinary(&text).unwrap().len());
         let mut whole = 0usize;
         let mut pieces = 0usize;
         let b = text.as_bytes();
-        core.pretokenizer.for_each_piece(&text, |s, e| { pieces += 1; if core.vocab.rank(&b[s..e]).is_some() { whole += 1 } }).unwrap();
+        core.pretokenizer
+            .for_each_piece(&text, |s, e| {
+                pieces += 1;
+                if core.vocab.rank(&b[s..e]).is_some() {
+                    whole += 1
+                }
+            })
+            .unwrap();
         println!("{path}: {mb:.1} MB  pretokenize {:.0} MB/s  +lookup {:.0} MB/s  encode {:.1} MB/s  pieces {pieces} whole-token {:.1}%", mb / t_pre, mb / t_look, mb / t_enc, 100.0 * whole as f64 / pieces as f64);
     }
 }

@@ -9,7 +9,12 @@ fn main() {
     let ranks = parse(&std::fs::read(&args[1]).unwrap(), true).unwrap();
     let core = CoreBpe::new(ranks, vec![], O200K_PAT).unwrap();
     let mut seed = 12345u64;
-    let mut rnd = move || { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; seed };
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
     let letters: String = (0..2_000_000).map(|_| (b'a' + (rnd() % 26) as u8) as char).collect();
     let inputs: Vec<(&str, Box<dyn Fn(usize) -> String>)> = vec![
         ("a", Box::new(|n| "a".repeat(n))),
@@ -18,7 +23,16 @@ fn main() {
         ("caret", Box::new(|n| "^".repeat(n))),
     ];
     for (name, make) in &inputs {
-        let t = |n: usize| { let s = make(n); (0..3).map(|_| { let t0 = Instant::now(); std::hint::black_box(core.encode_ordinary(&s).unwrap()); t0.elapsed().as_secs_f64() }).fold(f64::MAX, f64::min) };
+        let t = |n: usize| {
+            let s = make(n);
+            (0..3)
+                .map(|_| {
+                    let t0 = Instant::now();
+                    std::hint::black_box(core.encode_ordinary(&s).unwrap());
+                    t0.elapsed().as_secs_f64()
+                })
+                .fold(f64::MAX, f64::min)
+        };
         let (a, b) = (t(102_400), t(1_048_576));
         println!("{name:8} 100K {:7.1} ms  1M {:7.1} ms  R10 {:.1}", a * 1e3, b * 1e3, b / a);
     }

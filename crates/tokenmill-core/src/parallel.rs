@@ -16,7 +16,11 @@ where
 
 /// `parallel_map` where each thread also owns a state `S` (made with `Default`) that `f`
 /// may use across the items it handles, such as reusable working memory.
-pub fn parallel_map_with<I: Sync, T: Send, S: Default, F>(items: &[I], num_threads: usize, f: F) -> Result<Vec<T>, CoreError>
+pub fn parallel_map_with<I: Sync, T: Send, S: Default, F>(
+    items: &[I],
+    num_threads: usize,
+    f: F,
+) -> Result<Vec<T>, CoreError>
 where
     F: Fn(&mut S, &I) -> Result<T, CoreError> + Sync,
 {
@@ -60,7 +64,12 @@ where
 
 /// Folds `items` into one state per thread (made with `init`; items handed out one at a time)
 /// and returns the states: for work whose result is an accumulation, such as counts.
-pub fn parallel_fold<I: Sync, S: Send, F>(items: &[I], num_threads: usize, init: impl Fn() -> S + Sync, f: F) -> Result<Vec<S>, CoreError>
+pub fn parallel_fold<I: Sync, S: Send, F>(
+    items: &[I],
+    num_threads: usize,
+    init: impl Fn() -> S + Sync,
+    f: F,
+) -> Result<Vec<S>, CoreError>
 where
     F: Fn(&mut S, &I) -> Result<(), CoreError> + Sync,
 {
@@ -81,6 +90,9 @@ where
     }
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads).map(|_| s.spawn(work)).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(CoreError::Internal("a worker thread panicked".into())))).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(CoreError::Internal("a worker thread panicked".into()))))
+            .collect()
     })
 }

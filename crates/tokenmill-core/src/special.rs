@@ -71,7 +71,11 @@ pub(crate) enum Segment<'t> {
 
 /// Calls `f` for each segment of `text`: ordinary text between occurrences of `allowed`
 /// specials (leftmost-longest), and each occurrence. With no specials, one text segment.
-pub(crate) fn for_each_segment<'t>(text: &'t str, allowed: Option<&SpecialMatcher>, mut f: impl FnMut(Segment<'t>) -> Result<(), CoreError>) -> Result<(), CoreError> {
+pub(crate) fn for_each_segment<'t>(
+    text: &'t str,
+    allowed: Option<&SpecialMatcher>,
+    mut f: impl FnMut(Segment<'t>) -> Result<(), CoreError>,
+) -> Result<(), CoreError> {
     let mut start = 0;
     if let Some(allowed) = allowed {
         while let Some((s, e, id)) = allowed.find(text, start) {

@@ -174,7 +174,8 @@ mod tests {
         let mut n = 0;
         for len in 1..=MAX_KEY {
             for seed in 0..200u64 {
-                let b: Vec<u8> = (0..len).map(|i| (seed.wrapping_mul(31).wrapping_add(i as u64 * 7) % 3) as u8).collect();
+                let b: Vec<u8> =
+                    (0..len).map(|i| (seed.wrapping_mul(31).wrapping_add(i as u64 * 7) % 3) as u8).collect();
                 let k = pack(&b).unwrap();
                 assert_ne!(k, EMPTY);
                 if seen.insert(b.clone()) {

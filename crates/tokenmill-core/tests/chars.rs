@@ -4,7 +4,9 @@
 //! characters included), and on random mixes of scripts. Also: cutting long pieces where no
 //! token holds the two bytes side by side (`bpe::merge::split_points`) changes nothing.
 
-use tokenmill_core::bpe::merge::{encode_piece, merge_bytewise, merge_long, merge_long_scanning, merge_small, split_points};
+use tokenmill_core::bpe::merge::{
+    encode_piece, merge_bytewise, merge_long, merge_long_scanning, merge_small, split_points,
+};
 use tokenmill_core::formats::tiktoken::parse;
 use tokenmill_core::Vocab;
 
@@ -34,16 +36,28 @@ fn check(vocab: &Vocab, piece: &[u8], what: &str) {
 /// Code point ranges the random mixes draw from: CJK, kana, hangul, Cyrillic, Greek,
 /// Latin-1, Arabic, CJK punctuation, full-width forms, emoji (four bytes), ASCII.
 const RANGES: &[(u32, u32)] = &[
-    (0x4E00, 0x9FFF), (0x3040, 0x30FF), (0xAC00, 0xD7A3), (0x0400, 0x04FF), (0x0370, 0x03FF),
-    (0x00A0, 0x00FF), (0x0600, 0x06FF), (0x3000, 0x303F), (0xFF00, 0xFFEF), (0x1F300, 0x1F64F),
-    (0x20, 0x7E), (0x0080, 0x07FF), (0x0800, 0xFFFD),
+    (0x4E00, 0x9FFF),
+    (0x3040, 0x30FF),
+    (0xAC00, 0xD7A3),
+    (0x0400, 0x04FF),
+    (0x0370, 0x03FF),
+    (0x00A0, 0x00FF),
+    (0x0600, 0x06FF),
+    (0x3000, 0x303F),
+    (0xFF00, 0xFFEF),
+    (0x1F300, 0x1F64F),
+    (0x20, 0x7E),
+    (0x0080, 0x07FF),
+    (0x0800, 0xFFFD),
 ];
 
 #[test]
 fn char_start_equals_byte_start() {
     let texts: Vec<Vec<u8>> = ["ja-JP", "zh-CN", "fr-FR"]
         .iter()
-        .map(|l| read_text_file(&shared_data(&format!("corpus/debian-handbook.{l}.txt.gz"))).expect("gzip -dc").into_bytes())
+        .map(|l| {
+            read_text_file(&shared_data(&format!("corpus/debian-handbook.{l}.txt.gz"))).expect("gzip -dc").into_bytes()
+        })
         .collect();
     // TOKENMILL_STRESS=N multiplies the work (for a long run by hand).
     let rounds = 20_000 * std::env::var("TOKENMILL_STRESS").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(1);
@@ -121,11 +135,13 @@ fn split_long_pieces_equal_byte_start() {
     // merged alone; the result must be the whole piece's BPE. Random letters, digits, mixed
     // scripts and token salad (many such points), and runs (none), for three vocabularies.
     let mut rng = Rng(4242);
-    let alphabets: [&[u8]; 4] = [b"abcdefghijklmnopqrstuvwxyz", b"qxzjkvwQXZJ0123456789", b"aeiou \xc3\xa9\xe6\xbc\xa2", b"aaaaab"];
+    let alphabets: [&[u8]; 4] =
+        [b"abcdefghijklmnopqrstuvwxyz", b"qxzjkvwQXZJ0123456789", b"aeiou \xc3\xa9\xe6\xbc\xa2", b"aaaaab"];
     for name in ["o200k_base", "cl100k_base", "r50k_base"] {
         let v = vocab(name);
         let mut splits = 0;
-        let toks: Vec<Vec<u8>> = (0..2000u64).filter_map(|r| v.token_bytes(r * 37 % 50_000).map(|b| b.to_vec())).collect();
+        let toks: Vec<Vec<u8>> =
+            (0..2000u64).filter_map(|r| v.token_bytes(r * 37 % 50_000).map(|b| b.to_vec())).collect();
         for round in 0..300 {
             let len = 33 + rng.below(3000);
             let piece: Vec<u8> = if round % 5 == 4 {

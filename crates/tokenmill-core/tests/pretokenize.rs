@@ -16,9 +16,7 @@ use std::time::{Duration, Instant};
 use tokenmill_core::pretokenize::unicode::{
     class_of, class_ranges, CLASS_SOURCES, CL_L, CL_N, CL_NL, CL_S, CL_U, CL_W,
 };
-use tokenmill_core::pretokenize::{
-    KnownPattern, Pretokenizer, CL100K_PAT, GPT2_ORIGINAL_PAT, O200K_PAT, R50K_PAT,
-};
+use tokenmill_core::pretokenize::{KnownPattern, Pretokenizer, CL100K_PAT, GPT2_ORIGINAL_PAT, O200K_PAT, R50K_PAT};
 
 const RELEASE: bool = !cfg!(debug_assertions);
 
@@ -148,31 +146,156 @@ use common::{read_text_file, repo_root, Rng};
 /// fragments so that contractions and CRLF occur often.
 const FRAGMENTS: &[&str] = &[
     // ASCII letters, with the contraction letters in both cases
-    "a", "b", "x", "z", "s", "d", "m", "t", "l", "v", "e", "r", "k",
-    "A", "B", "X", "Z", "S", "D", "M", "T", "L", "V", "E", "R", "K",
+    "a",
+    "b",
+    "x",
+    "z",
+    "s",
+    "d",
+    "m",
+    "t",
+    "l",
+    "v",
+    "e",
+    "r",
+    "k",
+    "A",
+    "B",
+    "X",
+    "Z",
+    "S",
+    "D",
+    "M",
+    "T",
+    "L",
+    "V",
+    "E",
+    "R",
+    "K",
     // digits
-    "0", "1", "7", "9",
+    "0",
+    "1",
+    "7",
+    "9",
     // whitespace
-    " ", " ", " ", "  ", "\t", "\n", "\n", "\r", "\r\n", "\x0b", "\x0c",
-    "\u{a0}", "\u{2028}", "\u{2029}", "\u{3000}", "\u{85}", "\u{1680}", "\u{2000}", "\u{202f}",
+    " ",
+    " ",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\n",
+    "\r",
+    "\r\n",
+    "\x0b",
+    "\x0c",
+    "\u{a0}",
+    "\u{2028}",
+    "\u{2029}",
+    "\u{3000}",
+    "\u{85}",
+    "\u{1680}",
+    "\u{2000}",
+    "\u{202f}",
     // not whitespace although control or space-like
-    "\0", "\x1c", "\x1f", "\u{200b}", "\u{180e}", "\u{feff}",
+    "\0",
+    "\x1c",
+    "\x1f",
+    "\u{200b}",
+    "\u{180e}",
+    "\u{feff}",
     // apostrophes and contractions
-    "'", "'", "'", "'s", "'S", "'t", "'T", "'re", "'RE", "'rE", "'Re", "'ve", "'VE", "'m", "'M",
-    "'ll", "'LL", "'lL", "'d", "'D", "'\u{17f}", "\u{17f}", "\u{212a}", "'e", "'l", "'r", "'v",
-    "\u{2019}", "\u{2019}s",
+    "'",
+    "'",
+    "'",
+    "'s",
+    "'S",
+    "'t",
+    "'T",
+    "'re",
+    "'RE",
+    "'rE",
+    "'Re",
+    "'ve",
+    "'VE",
+    "'m",
+    "'M",
+    "'ll",
+    "'LL",
+    "'lL",
+    "'d",
+    "'D",
+    "'\u{17f}",
+    "\u{17f}",
+    "\u{212a}",
+    "'e",
+    "'l",
+    "'r",
+    "'v",
+    "\u{2019}",
+    "\u{2019}s",
     // punctuation and symbols
-    ".", ",", "!", "?", "/", "//", "-", "_", "(", ")", "\"", "#", "$", "+", "=", "@", "\\",
+    ".",
+    ",",
+    "!",
+    "?",
+    "/",
+    "//",
+    "-",
+    "_",
+    "(",
+    ")",
+    "\"",
+    "#",
+    "$",
+    "+",
+    "=",
+    "@",
+    "\\",
     // Lu, Ll, Lt, Lm, Lo
-    "\u{c9}", "\u{e9}", "\u{df}", "\u{3a3}", "\u{3c3}", "\u{416}", "\u{436}", "\u{1c5}", "\u{1f88}",
-    "\u{2b0}", "\u{2c6}", "\u{3005}", "\u{5d0}", "\u{627}", "\u{4e00}", "\u{3042}", "\u{ac00}",
+    "\u{c9}",
+    "\u{e9}",
+    "\u{df}",
+    "\u{3a3}",
+    "\u{3c3}",
+    "\u{416}",
+    "\u{436}",
+    "\u{1c5}",
+    "\u{1f88}",
+    "\u{2b0}",
+    "\u{2c6}",
+    "\u{3005}",
+    "\u{5d0}",
+    "\u{627}",
+    "\u{4e00}",
+    "\u{3042}",
+    "\u{ac00}",
     // M (Mn, Mc, Me)
-    "\u{301}", "\u{308}", "\u{903}", "\u{93f}", "\u{20dd}", "\u{fe0f}",
+    "\u{301}",
+    "\u{308}",
+    "\u{903}",
+    "\u{93f}",
+    "\u{20dd}",
+    "\u{fe0f}",
     // N (Nd, Nl, No)
-    "\u{661}", "\u{966}", "\u{ff11}", "\u{2460}", "\u{216b}", "\u{b2}", "\u{bd}",
+    "\u{661}",
+    "\u{966}",
+    "\u{ff11}",
+    "\u{2460}",
+    "\u{216b}",
+    "\u{b2}",
+    "\u{bd}",
     // emoji, ZWJ, replacement char, private use, supplementary letters
-    "\u{1f600}", "\u{1f469}\u{200d}\u{1f4bb}", "\u{200d}", "\u{2764}\u{fe0f}", "\u{fffd}",
-    "\u{e000}", "\u{10400}", "\u{10428}", "\u{1d400}", "\u{20000}",
+    "\u{1f600}",
+    "\u{1f469}\u{200d}\u{1f4bb}",
+    "\u{200d}",
+    "\u{2764}\u{fe0f}",
+    "\u{fffd}",
+    "\u{e000}",
+    "\u{10400}",
+    "\u{10428}",
+    "\u{1d400}",
+    "\u{20000}",
 ];
 
 fn random_char(rng: &mut Rng) -> char {
@@ -244,8 +367,7 @@ fn tables_match_regex_syntax_for_every_code_point() {
     if RELEASE {
         assert!(build < Duration::from_millis(50), "table build took {build:?}");
     }
-    let ranges: Vec<(u8, Vec<(u32, u32)>)> =
-        CLASS_SOURCES.iter().map(|&(p, f)| (f, class_ranges(p))).collect();
+    let ranges: Vec<(u8, Vec<(u32, u32)>)> = CLASS_SOURCES.iter().map(|&(p, f)| (f, class_ranges(p))).collect();
     let m = class_ranges(r"\p{M}");
     let mut counts = [0usize; 8];
     for c in all_chars() {
@@ -352,13 +474,68 @@ fn gpt2_original_pattern_splits_like_r50k() {
 #[test]
 fn hand_picked_cases() {
     let cases = [
-        "", "a", " ", "  ", "   x", "x   ", "hello world", "Hello World's", "I'm", "they'RE", "'s", "''s",
-        "don't", "DON'T", "we'll", "it'\u{17f}", "\u{212a}elvin", "123456789", " 12", "1 2", "a1b2",
-        "\n", "\n\n", "\r\n", " \r\n ", "a\n\n b", "  \n  x", "x  \n", "\t\tx", "\t x", " !x", "!!\n\n/",
-        "a/b//c", "..\r\n/", "\u{301}A", "\u{301}", "A\u{301}", "\u{301}a", " \u{301}A", "AB\u{2b0}CD",
-        "A\u{4e00}B", "\u{1c5}a", "ABCdef'S", "\u{a0}x", "\u{3000}\u{3000}x", "\u{85}\u{85}", "x\u{2028}",
-        "\u{1f469}\u{200d}\u{1f4bb} ok", "caf\u{e9}s", "\u{661}\u{662}\u{663}\u{664}", "\u{216b}\u{2460}",
-        "\0\0 \0", "'", "' ", "'\n", "'1", "a'", "A'S'T", "x'sy", "'ll've're", "\u{fffd}", "\u{10ffff}",
+        "",
+        "a",
+        " ",
+        "  ",
+        "   x",
+        "x   ",
+        "hello world",
+        "Hello World's",
+        "I'm",
+        "they'RE",
+        "'s",
+        "''s",
+        "don't",
+        "DON'T",
+        "we'll",
+        "it'\u{17f}",
+        "\u{212a}elvin",
+        "123456789",
+        " 12",
+        "1 2",
+        "a1b2",
+        "\n",
+        "\n\n",
+        "\r\n",
+        " \r\n ",
+        "a\n\n b",
+        "  \n  x",
+        "x  \n",
+        "\t\tx",
+        "\t x",
+        " !x",
+        "!!\n\n/",
+        "a/b//c",
+        "..\r\n/",
+        "\u{301}A",
+        "\u{301}",
+        "A\u{301}",
+        "\u{301}a",
+        " \u{301}A",
+        "AB\u{2b0}CD",
+        "A\u{4e00}B",
+        "\u{1c5}a",
+        "ABCdef'S",
+        "\u{a0}x",
+        "\u{3000}\u{3000}x",
+        "\u{85}\u{85}",
+        "x\u{2028}",
+        "\u{1f469}\u{200d}\u{1f4bb} ok",
+        "caf\u{e9}s",
+        "\u{661}\u{662}\u{663}\u{664}",
+        "\u{216b}\u{2460}",
+        "\0\0 \0",
+        "'",
+        "' ",
+        "'\n",
+        "'1",
+        "a'",
+        "A'S'T",
+        "x'sy",
+        "'ll've're",
+        "\u{fffd}",
+        "\u{10ffff}",
     ];
     for e in engines() {
         check_all(&e, cases);
@@ -381,8 +558,8 @@ fn random_strings_match_regex() {
 #[test]
 fn random_dense_class_strings_match_regex() {
     const DENSE: &[&str] = &[
-        "A", "a", "\u{1c5}", "\u{2b0}", "\u{5d0}", "\u{301}", "\u{903}", "'", "'s", "'T", " ", "\t",
-        "\n", "\r", "\u{a0}", "1", "\u{661}", "!", "/", "\u{17f}",
+        "A", "a", "\u{1c5}", "\u{2b0}", "\u{5d0}", "\u{301}", "\u{903}", "'", "'s", "'T", " ", "\t", "\n", "\r",
+        "\u{a0}", "1", "\u{661}", "!", "/", "\u{17f}",
     ];
     let n = if RELEASE { 200_000 } else { 15_000 };
     for (i, e) in engines().into_iter().enumerate() {
@@ -402,14 +579,42 @@ fn random_dense_class_strings_match_regex() {
 #[test]
 fn exhaustive_short_strings_match_regex() {
     const REPS: &[char] = &[
-        'a', 'A', 's', 'S', '\u{17f}', 'l', 'v', 'e', '\'', ' ', '\t', '\n', '\r', '\x0b', '1',
-        '\u{661}', '\u{2460}', '!', '/', '\0', '\u{301}', '\u{903}', '\u{2b0}', '\u{5d0}', '\u{1c5}',
-        '\u{e9}', '\u{c9}', '\u{a0}', '\u{3000}', '\u{85}', '\u{212a}', '\u{1f600}', '\u{200d}',
-    ];
-    const REPS4: &[char] = &[
-        'a', 'A', 's', '\'', ' ', '\t', '\n', '\r', '1', '!', '/', '\u{301}', '\u{2b0}', '\u{1c5}',
+        'a',
+        'A',
+        's',
+        'S',
+        '\u{17f}',
+        'l',
+        'v',
+        'e',
+        '\'',
+        ' ',
+        '\t',
+        '\n',
+        '\r',
+        '\x0b',
+        '1',
+        '\u{661}',
+        '\u{2460}',
+        '!',
+        '/',
+        '\0',
+        '\u{301}',
+        '\u{903}',
+        '\u{2b0}',
+        '\u{5d0}',
+        '\u{1c5}',
+        '\u{e9}',
+        '\u{c9}',
         '\u{a0}',
+        '\u{3000}',
+        '\u{85}',
+        '\u{212a}',
+        '\u{1f600}',
+        '\u{200d}',
     ];
+    const REPS4: &[char] =
+        &['a', 'A', 's', '\'', ' ', '\t', '\n', '\r', '1', '!', '/', '\u{301}', '\u{2b0}', '\u{1c5}', '\u{a0}'];
     fn all_strings(reps: &[char], max_len: usize) -> Vec<String> {
         let mut out = vec![String::new()];
         let mut layer = vec![String::new()];
@@ -541,9 +746,7 @@ fn python_sources(count: usize) -> Vec<(String, String)> {
     let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim().to_string());
     let mut files = Vec::new();
     collect_files(&dir, &mut files);
-    files.retain(|p| {
-        p.extension().is_some_and(|e| e == "py") && !p.to_string_lossy().contains("site-packages")
-    });
+    files.retain(|p| p.extension().is_some_and(|e| e == "py") && !p.to_string_lossy().contains("site-packages"));
     if files.is_empty() {
         return Vec::new();
     }

@@ -92,7 +92,13 @@ pub(crate) fn pipeline<'py, T>(
                         Some(i) => (i, py.detach(|| catch_unwind(AssertUnwindSafe(|| encode(texts[i], &mut scratch))))),
                         None => match py.detach(|| rx.lock().ok().and_then(|rx| rx.recv().ok())) {
                             Some(item) => item,
-                            None => return Err(py_error(py, "InternalError", ("a worker thread stopped without a result",))),
+                            None => {
+                                return Err(py_error(
+                                    py,
+                                    "InternalError",
+                                    ("a worker thread stopped without a result",),
+                                ))
+                            }
                         },
                     };
                     store(&mut pending, item);

@@ -45,7 +45,13 @@ impl PyCoreBpe {
 
     /// One document of a batch: the disallowed check, then encoding with the worker's
     /// `scratch` (so the documents of one worker share a cache of merged pieces).
-    fn encode_impl(&self, text: &str, allowed: Option<&SpecialMatcher>, disallowed: Option<&SpecialMatcher>, scratch: &mut Scratch) -> Result<Vec<Rank>, CoreError> {
+    fn encode_impl(
+        &self,
+        text: &str,
+        allowed: Option<&SpecialMatcher>,
+        disallowed: Option<&SpecialMatcher>,
+        scratch: &mut Scratch,
+    ) -> Result<Vec<Rank>, CoreError> {
         if let Some(d) = disallowed {
             self.inner.check_disallowed(text, d)?;
         }
@@ -53,7 +59,13 @@ impl PyCoreBpe {
     }
 
     /// `encode_impl` that may split one large special-free text across `threads` threads.
-    fn encode_threads(&self, text: &str, allowed: Option<&SpecialMatcher>, disallowed: Option<&SpecialMatcher>, threads: usize) -> Result<Vec<Rank>, CoreError> {
+    fn encode_threads(
+        &self,
+        text: &str,
+        allowed: Option<&SpecialMatcher>,
+        disallowed: Option<&SpecialMatcher>,
+        threads: usize,
+    ) -> Result<Vec<Rank>, CoreError> {
         if let Some(d) = disallowed {
             self.inner.check_disallowed(text, d)?;
         }
@@ -67,7 +79,12 @@ impl PyCoreBpe {
 #[pymethods]
 impl PyCoreBpe {
     #[new]
-    fn new(py: Python<'_>, mergeable: Vec<(Vec<u8>, Rank)>, specials: Vec<(String, Rank)>, pattern: &str) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        mergeable: Vec<(Vec<u8>, Rank)>,
+        specials: Vec<(String, Rank)>,
+        pattern: &str,
+    ) -> PyResult<Self> {
         let pattern = pattern.to_string();
         run(py, move || CoreBpe::new(mergeable, specials, &pattern)).map(PyCoreBpe::wrap)
     }
@@ -75,7 +92,13 @@ impl PyCoreBpe {
     /// Builds directly from the bytes of a rank file (no Python dict on the way).
     #[staticmethod]
     #[pyo3(signature = (data, specials, pattern, allow_gaps=false))]
-    fn from_tiktoken_bytes(py: Python<'_>, data: &[u8], specials: Vec<(String, Rank)>, pattern: &str, allow_gaps: bool) -> PyResult<Self> {
+    fn from_tiktoken_bytes(
+        py: Python<'_>,
+        data: &[u8],
+        specials: Vec<(String, Rank)>,
+        pattern: &str,
+        allow_gaps: bool,
+    ) -> PyResult<Self> {
         let parsed = parse_rank_file(py, data, allow_gaps)?;
         let pattern = pattern.to_string();
         run(py, move || CoreBpe::new(parsed, specials, &pattern)).map(PyCoreBpe::wrap)
@@ -128,7 +151,14 @@ impl PyCoreBpe {
     }
 
     #[pyo3(signature = (text, allowed=None, disallowed=None, num_threads=1))]
-    fn encode<'py>(&self, py: Python<'py>, text: &str, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>, num_threads: usize) -> PyResult<Bound<'py, PyList>> {
+    fn encode<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        allowed: Option<&Bound<'_, SpecialSet>>,
+        disallowed: Option<&Bound<'_, SpecialSet>>,
+        num_threads: usize,
+    ) -> PyResult<Bound<'py, PyList>> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
         let ids = run(py, || self.encode_threads(text, a, d, num_threads))?;
@@ -136,7 +166,14 @@ impl PyCoreBpe {
     }
 
     #[pyo3(signature = (text, allowed=None, disallowed=None, num_threads=1))]
-    fn encode_to_numpy<'py>(&self, py: Python<'py>, text: &str, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>, num_threads: usize) -> PyResult<Bound<'py, PyArray1<Rank>>> {
+    fn encode_to_numpy<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        allowed: Option<&Bound<'_, SpecialSet>>,
+        disallowed: Option<&Bound<'_, SpecialSet>>,
+        num_threads: usize,
+    ) -> PyResult<Bound<'py, PyArray1<Rank>>> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
         let v = run(py, || self.encode_threads(text, a, d, num_threads))?;
@@ -144,7 +181,14 @@ impl PyCoreBpe {
     }
 
     #[pyo3(signature = (text, allowed=None, disallowed=None, num_threads=1))]
-    fn count(&self, py: Python<'_>, text: &str, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>, num_threads: usize) -> PyResult<usize> {
+    fn count(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        allowed: Option<&Bound<'_, SpecialSet>>,
+        disallowed: Option<&Bound<'_, SpecialSet>>,
+        num_threads: usize,
+    ) -> PyResult<usize> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
         run(py, || {
@@ -157,7 +201,13 @@ impl PyCoreBpe {
 
     /// Tokens and the character (code point) offset where each starts.
     #[pyo3(signature = (text, allowed=None, disallowed=None))]
-    fn encode_with_offsets(&self, py: Python<'_>, text: &str, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>) -> PyResult<(Vec<Rank>, Vec<usize>)> {
+    fn encode_with_offsets(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        allowed: Option<&Bound<'_, SpecialSet>>,
+        disallowed: Option<&Bound<'_, SpecialSet>>,
+    ) -> PyResult<(Vec<Rank>, Vec<usize>)> {
         let a = allowed_or_empty(allowed).unwrap_or(SpecialMatcher::new(vec![]).map_err(|e| map_err(py, e))?);
         let d = disallowed.map(|s| &s.get().inner);
         run(py, || {
@@ -171,31 +221,55 @@ impl PyCoreBpe {
 
     /// Encodes many texts on `num_threads` threads (per call; no global pool).
     #[pyo3(signature = (texts, allowed=None, disallowed=None, num_threads=1))]
-    fn encode_batch<'py>(&self, py: Python<'py>, texts: Vec<PyBackedStr>, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>, num_threads: usize) -> PyResult<Bound<'py, PyList>> {
+    fn encode_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<PyBackedStr>,
+        allowed: Option<&Bound<'_, SpecialSet>>,
+        disallowed: Option<&Bound<'_, SpecialSet>>,
+        num_threads: usize,
+    ) -> PyResult<Bound<'py, PyList>> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
         let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
         let threads = num_threads.max(1).min(strs.len());
         if threads <= 1 {
             let mut scratch = Scratch::default();
-            let all = run(py, || strs.iter().map(|t| self.encode_impl(t, a, d, &mut scratch)).collect::<Result<Vec<_>, _>>())?;
+            let all = run(py, || {
+                strs.iter().map(|t| self.encode_impl(t, a, d, &mut scratch)).collect::<Result<Vec<_>, _>>()
+            })?;
             let lists = all.iter().map(|ids| self.ints.list(py, ids)).collect::<PyResult<Vec<_>>>()?;
             return PyList::new(py, lists);
         }
         // Why a pipeline (see `batch`): lists are built one at a time while attached, so the
         // calling thread builds them as documents finish instead of after all are encoded.
-        let lists = pipeline(py, &strs, threads, |t: &str, scratch: &mut Scratch| self.encode_impl(t, a, d, scratch), |ids| self.ints.list(py, ids))?;
+        let lists = pipeline(
+            py,
+            &strs,
+            threads,
+            |t: &str, scratch: &mut Scratch| self.encode_impl(t, a, d, scratch),
+            |ids| self.ints.list(py, ids),
+        )?;
         PyList::new(py, lists)
     }
 
     /// Encodes many texts into one flat uint32 array plus `len(texts)+1` boundaries.
     #[pyo3(signature = (texts, allowed=None, disallowed=None, num_threads=1))]
-    fn encode_batch_to_numpy<'py>(&self, py: Python<'py>, texts: Vec<PyBackedStr>, allowed: Option<&Bound<'_, SpecialSet>>, disallowed: Option<&Bound<'_, SpecialSet>>, num_threads: usize) -> PyResult<(Bound<'py, PyArray1<Rank>>, Bound<'py, PyArray1<u64>>)> {
+    fn encode_batch_to_numpy<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<PyBackedStr>,
+        allowed: Option<&Bound<'_, SpecialSet>>,
+        disallowed: Option<&Bound<'_, SpecialSet>>,
+        num_threads: usize,
+    ) -> PyResult<(Bound<'py, PyArray1<Rank>>, Bound<'py, PyArray1<u64>>)> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
         let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
         let (flat, bounds) = run(py, || {
-            let parts = parallel_map_with(&strs, num_threads, |scratch: &mut Scratch, t: &&str| self.encode_impl(t, a, d, scratch))?;
+            let parts = parallel_map_with(&strs, num_threads, |scratch: &mut Scratch, t: &&str| {
+                self.encode_impl(t, a, d, scratch)
+            })?;
             let total: usize = parts.iter().map(Vec::len).sum();
             let mut flat = Vec::with_capacity(total);
             let mut bounds = Vec::with_capacity(parts.len() + 1);
@@ -250,7 +324,8 @@ impl PyCoreBpe {
             let mut offsets = Vec::with_capacity(ids.len());
             let mut chars = 0usize;
             for (i, &id) in ids.iter().enumerate() {
-                let tb = self.inner.vocab.token_bytes(id as u64).ok_or_else(|| self.inner.vocab.id_error(id as u64, i))?;
+                let tb =
+                    self.inner.vocab.token_bytes(id as u64).ok_or_else(|| self.inner.vocab.id_error(id as u64, i))?;
                 let starts_inside = (0x80..0xC0).contains(&tb[0]) as usize;
                 offsets.push(chars.saturating_sub(starts_inside));
                 chars += tb.iter().filter(|&&c| !(0x80..0xC0).contains(&c)).count();

@@ -4,12 +4,14 @@
 //!
 //! Layout: this file holds the module definition, the error mapping, `run` and the small
 //! functions (rank files, pre-tokenizing, known patterns); `bpe` the `CoreBPE` and
-//! `SpecialSet` classes; `batch` the ordered batch scheduler; `train` the training classes
+//! `SpecialSet` classes; `batch` the ordered batch scheduler; `cuts` the safe-cut functions
+//! for the corpus reader (character offsets); `train` the training classes
 //! and merge loops; `intlist` the cached ints behind `list[int]` results. What it does not do:
 //! algorithms (the core's) or policy (the Python package's).
 
 mod batch;
 mod bpe;
+mod cuts;
 mod intlist;
 mod train;
 
@@ -66,7 +68,13 @@ pub(crate) fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
 
 pub(crate) fn parse_rank_file(py: Python<'_>, data: &[u8], allow_gaps: bool) -> PyResult<Vec<(Vec<u8>, Rank)>> {
     let r = py.detach(|| tk::parse(data, allow_gaps));
-    r.map_err(|e| py_error(py, "VocabFormatError", (e.reason, Option::<String>::None, if e.line == 0 { None } else { Some(e.line) })))
+    r.map_err(|e| {
+        py_error(
+            py,
+            "VocabFormatError",
+            (e.reason, Option::<String>::None, if e.line == 0 { None } else { Some(e.line) }),
+        )
+    })
 }
 
 /// Parses a tiktoken rank file: `([(token bytes, rank), ...] in file order, [indices of
@@ -108,6 +116,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dump_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize, m)?)?;
     m.add_function(wrap_pyfunction!(known_patterns, m)?)?;
+    m.add_function(wrap_pyfunction!(cuts::cut_points, m)?)?;
+    m.add_function(wrap_pyfunction!(cuts::last_cut, m)?)?;
+    m.add_function(wrap_pyfunction!(cuts::next_cut, m)?)?;
     m.add_class::<train::TrainControl>()?;
     m.add_class::<train::WordCounter>()?;
     m.add_function(wrap_pyfunction!(train::train_bpe_merges, m)?)?;

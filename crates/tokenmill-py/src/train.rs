@@ -64,7 +64,10 @@ pub struct WordCounter {
 
 impl WordCounter {
     fn with<T>(&self, f: impl FnOnce(&mut WordCounts) -> Result<T, CoreError>) -> Result<T, CoreError> {
-        let mut guard = self.counts.lock().map_err(|_| CoreError::Internal("the word counter was poisoned by an earlier panic".into()))?;
+        let mut guard = self
+            .counts
+            .lock()
+            .map_err(|_| CoreError::Internal("the word counter was poisoned by an earlier panic".into()))?;
         f(&mut guard)
     }
 }
@@ -84,7 +87,13 @@ impl WordCounter {
 
     /// Counts the pre-tokens of each text (special tokens cut out) on `num_threads` threads.
     #[pyo3(signature = (texts, num_threads=1, control=None))]
-    fn add_texts(&self, py: Python<'_>, texts: Vec<PyBackedStr>, num_threads: usize, control: Option<&Bound<'_, TrainControl>>) -> PyResult<()> {
+    fn add_texts(
+        &self,
+        py: Python<'_>,
+        texts: Vec<PyBackedStr>,
+        num_threads: usize,
+        control: Option<&Bound<'_, TrainControl>>,
+    ) -> PyResult<()> {
         let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
         let refs: Vec<&str> = texts.iter().map(|t| &**t).collect();
         run(py, || self.with(|c| c.add_texts(&refs, &self.pre, self.specials.as_ref(), num_threads, &control)))
@@ -113,7 +122,8 @@ impl WordCounter {
 
     /// All `(pre-token, count)` pairs, sorted by bytes.
     fn items<'py>(&self, py: Python<'py>) -> PyResult<Vec<(Bound<'py, PyBytes>, u64)>> {
-        let v = run(py, || self.with(|c| Ok(c.sorted().into_iter().map(|(w, n)| (w.to_vec(), n)).collect::<Vec<_>>())))?;
+        let v =
+            run(py, || self.with(|c| Ok(c.sorted().into_iter().map(|(w, n)| (w.to_vec(), n)).collect::<Vec<_>>())))?;
         Ok(v.into_iter().map(|(w, n)| (PyBytes::new(py, &w), n)).collect())
     }
 }
@@ -172,7 +182,13 @@ pub fn train_bpe_merges<'py>(
             words.push(ids);
             counts.push(n);
         });
-        merge::train(words, &counts, &mut tokens, MergeConfig { n_new, min_frequency, next_id, long_word: merge::LONG_WORD }, &control)
+        merge::train(
+            words,
+            &counts,
+            &mut tokens,
+            MergeConfig { n_new, min_frequency, next_id, long_word: merge::LONG_WORD },
+            &control,
+        )
     })?;
     Ok(learned(py, out))
 }

@@ -58,7 +58,10 @@ impl CharInfo {
 /// edge of `c` in a text all contain the byte next to that edge: "something plus a prefix of
 /// `c`" ends, before the prefix, with the byte before `c`. Indexing the lowest such rank by
 /// that byte keeps characters usable wherever their actual neighbours allow it.
-pub fn safe_chars<'a>(tokens: impl Iterator<Item = (&'a [u8], Rank)> + Clone, rank_of: impl Fn(&[u8]) -> Option<Rank>) -> (Vec<u32>, Vec<CharInfo>) {
+pub fn safe_chars<'a>(
+    tokens: impl Iterator<Item = (&'a [u8], Rank)> + Clone,
+    rank_of: impl Fn(&[u8]) -> Option<Rank>,
+) -> (Vec<u32>, Vec<CharInfo>) {
     // For each key, the (neighbour byte, rank) of every token that has it: for the left edge,
     // keys are proper prefixes of characters (`X + P`, X ending in the byte) and whole
     // characters (`X + c`); for the right edge, proper suffixes (`S + Y`) and whole
@@ -146,7 +149,9 @@ fn is_proper_char_prefix(p: &[u8]) -> bool {
 #[inline]
 pub fn decode_one(b: &[u8]) -> Option<u32> {
     match *b {
-        [l, c] if (0xC2..=0xDF).contains(&l) && is_continuation(c) => Some(((l as u32 & 0x1F) << 6) | (c as u32 & 0x3F)),
+        [l, c] if (0xC2..=0xDF).contains(&l) && is_continuation(c) => {
+            Some(((l as u32 & 0x1F) << 6) | (c as u32 & 0x3F))
+        }
         [l, c1, c2] if (0xE0..=0xEF).contains(&l) && is_continuation(c1) && is_continuation(c2) => {
             let cp = ((l as u32 & 0x0F) << 12) | ((c1 as u32 & 0x3F) << 6) | (c2 as u32 & 0x3F);
             // Overlong forms and surrogates are not characters.

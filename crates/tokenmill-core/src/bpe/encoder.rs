@@ -19,7 +19,11 @@ pub struct CoreBpe {
 
 impl CoreBpe {
     /// Builds an encoder; see `Vocab::new` and `Pretokenizer::new` for the checks made.
-    pub fn new(mergeable: Vec<(Vec<u8>, Rank)>, specials: Vec<(String, Rank)>, pattern: &str) -> Result<Self, CoreError> {
+    pub fn new(
+        mergeable: Vec<(Vec<u8>, Rank)>,
+        specials: Vec<(String, Rank)>,
+        pattern: &str,
+    ) -> Result<Self, CoreError> {
         let vocab = Vocab::new(mergeable, specials)?;
         let pretokenizer = Pretokenizer::new(pattern)?;
         Ok(CoreBpe { vocab, pretokenizer, pattern: pattern.to_string() })
@@ -50,7 +54,12 @@ impl CoreBpe {
     /// `encode` (or `encode_ordinary` when `allowed` is `None`) with caller-provided working
     /// memory: a batch that passes the same `scratch` for its documents shares one cache of
     /// merged pieces across them.
-    pub fn encode_with(&self, text: &str, allowed: Option<&SpecialMatcher>, scratch: &mut Scratch) -> Result<Vec<Rank>, CoreError> {
+    pub fn encode_with(
+        &self,
+        text: &str,
+        allowed: Option<&SpecialMatcher>,
+        scratch: &mut Scratch,
+    ) -> Result<Vec<Rank>, CoreError> {
         let mut out = Vec::with_capacity(text.len() / 3 + 1);
         for_each_segment(text, allowed, |seg| match seg {
             Segment::Text(t) => self.encode_segment(t, &mut out, scratch),
@@ -107,7 +116,11 @@ impl CoreBpe {
                 Ok(n)
             }
             _ => match self.parallel_parts(text, threads) {
-                Some(parts) => Ok(parallel_map(&parts, threads, |p: &&str| self.count_segment(p, &mut Scratch::default()))?.iter().sum()),
+                Some(parts) => {
+                    Ok(parallel_map(&parts, threads, |p: &&str| self.count_segment(p, &mut Scratch::default()))?
+                        .iter()
+                        .sum())
+                }
                 None => self.count_segment(text, &mut Scratch::default()),
             },
         }
@@ -147,12 +160,20 @@ impl CoreBpe {
     }
 
     /// Like `encode`, plus the byte offset in `text` where each token starts.
-    pub fn encode_with_byte_offsets(&self, text: &str, allowed: &SpecialMatcher) -> Result<(Vec<Rank>, Vec<usize>), CoreError> {
+    pub fn encode_with_byte_offsets(
+        &self,
+        text: &str,
+        allowed: &SpecialMatcher,
+    ) -> Result<(Vec<Rank>, Vec<usize>), CoreError> {
         let mut out = Vec::new();
         let mut offsets = Vec::new();
         let mut seg_start = 0;
         let mut scratch = Scratch::default();
-        let mut emit_segment = |seg_start: usize, seg_end: usize, out: &mut Vec<Rank>, offsets: &mut Vec<usize>| -> Result<(), CoreError> {
+        let mut emit_segment = |seg_start: usize,
+                                seg_end: usize,
+                                out: &mut Vec<Rank>,
+                                offsets: &mut Vec<usize>|
+         -> Result<(), CoreError> {
             let before = out.len();
             self.encode_segment(&text[seg_start..seg_end], out, &mut scratch)?;
             let mut pos = seg_start;
@@ -182,7 +203,8 @@ impl CoreBpe {
             Err(e) => e.valid_up_to(),
         };
         // Cannot fail: `valid_up_to` is where the valid prefix ends.
-        let text = std::str::from_utf8(&bytes[..valid]).map_err(|e| CoreError::Internal(format!("valid UTF-8 prefix failed to decode: {e}")))?;
+        let text = std::str::from_utf8(&bytes[..valid])
+            .map_err(|e| CoreError::Internal(format!("valid UTF-8 prefix failed to decode: {e}")))?;
         let mut tokens = Vec::new();
         let mut last_piece_len = 0usize;
         let b = text.as_bytes();

@@ -14,8 +14,8 @@
 //! removes the merges that would only rebuild characters. `merge_bytewise` keeps the plain
 //! byte start, as the specification the fast paths are tested against.
 
-use crate::table::{self, Key, ShortKeyTable};
 use super::vocab::{Rank, Vocab};
+use crate::table::{self, Key, ShortKeyTable};
 
 /// Pieces longer than this (bytes) use `merge_long`.
 const LONG_THRESHOLD: usize = 32;
@@ -204,7 +204,15 @@ impl MinIndex for Scan {
 }
 
 /// The merge loop shared by `merge_small` and `merge_long`.
-fn merge_with<M: MinIndex>(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch, index: &mut M, from_chars: bool, scan: bool) {
+fn merge_with<M: MinIndex>(
+    vocab: &Vocab,
+    piece: &[u8],
+    out: &mut Vec<Rank>,
+    scratch: &mut Scratch,
+    index: &mut M,
+    from_chars: bool,
+    scan: bool,
+) {
     // Why two ways to find neighbouring parts: a linked list is fastest while the piece's
     // arrays stay in cache; on huge pieces the merge order jumps across the piece and memory
     // is the cost, so there the list is dropped and parts are found by scanning `ids`.
@@ -334,7 +342,11 @@ fn merge_loop<M: MinIndex, P: Parts>(
         let (mut i, mut j) = (0, parts.next(ids, 0));
         while j < n {
             let e = parts.next(ids, j);
-            ranks[i] = if e == i + 2 { vocab.pair_rank(piece[i], piece[i + 1]) } else { vocab.rank(&piece[i..e]).unwrap_or(Rank::MAX) };
+            ranks[i] = if e == i + 2 {
+                vocab.pair_rank(piece[i], piece[i + 1])
+            } else {
+                vocab.rank(&piece[i..e]).unwrap_or(Rank::MAX)
+            };
             (i, j) = (j, e);
         }
     } else {

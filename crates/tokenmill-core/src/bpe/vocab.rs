@@ -103,7 +103,11 @@ impl Vocab {
             .map(|b| format!("0x{b:02x}"))
             .collect();
         if !missing.is_empty() {
-            let shown = if missing.len() > 16 { format!("{} ... ({} in all)", missing[..16].join(", "), missing.len()) } else { missing.join(", ") };
+            let shown = if missing.len() > 16 {
+                format!("{} ... ({} in all)", missing[..16].join(", "), missing.len())
+            } else {
+                missing.join(", ")
+            };
             return Err(CoreError::Vocab(format!(
                 "single-byte tokens missing: {shown}; a byte-level BPE needs all 256 bytes as tokens"
             )));
@@ -142,7 +146,19 @@ impl Vocab {
         for (b, r) in byte_ranks.iter_mut().enumerate() {
             *r = short.get(table::pack(&[b as u8]).unwrap_or_default()).unwrap_or(Rank::MAX);
         }
-        let mut vocab = Vocab { short, long, arena, spans, special, n_mergeable, pair_ranks, joinable: vec![0; 1 << 10], byte_ranks, char_index: Vec::new(), char_infos: Vec::new() };
+        let mut vocab = Vocab {
+            short,
+            long,
+            arena,
+            spans,
+            special,
+            n_mergeable,
+            pair_ranks,
+            joinable: vec![0; 1 << 10],
+            byte_ranks,
+            char_index: Vec::new(),
+            char_infos: Vec::new(),
+        };
         let mut joinable = vec![0u64; 1 << 10];
         for t in (0..vocab.spans.len() as Rank).filter_map(|r| vocab.mergeable_bytes(r)) {
             for p in t.windows(2) {
@@ -280,6 +296,9 @@ impl Vocab {
 pub fn escape_bytes(b: &[u8]) -> String {
     match std::str::from_utf8(b) {
         Ok(s) => s.to_string(),
-        Err(_) => b.iter().map(|c| if c.is_ascii_graphic() || *c == b' ' { (*c as char).to_string() } else { format!("\\x{c:02x}") }).collect(),
+        Err(_) => b
+            .iter()
+            .map(|c| if c.is_ascii_graphic() || *c == b' ' { (*c as char).to_string() } else { format!("\\x{c:02x}") })
+            .collect(),
     }
 }

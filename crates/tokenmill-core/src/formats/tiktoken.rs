@@ -62,7 +62,14 @@ pub fn parse(data: &[u8], allow_gaps: bool) -> Result<Vec<(Vec<u8>, Rank)>, Pars
             return Err(err(line_no, format!("token longer than {MAX_TOKEN_BYTES} bytes")));
         }
         let rank = parse_rank(rank).ok_or_else(|| {
-            err(line_no, format!("invalid rank {:?} (expected a whole number from 0 to {})", String::from_utf8_lossy(rank), u32::MAX - 1))
+            err(
+                line_no,
+                format!(
+                    "invalid rank {:?} (expected a whole number from 0 to {})",
+                    String::from_utf8_lossy(rank),
+                    u32::MAX - 1
+                ),
+            )
         })?;
         match last_rank {
             None if !allow_gaps && rank != 0 => {

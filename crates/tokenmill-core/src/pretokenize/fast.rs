@@ -14,8 +14,8 @@
 //! `O`=`[^\s\p{L}\p{N}]`, `U`=`[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]`, `W`=`[\p{Ll}\p{Lm}\p{Lo}\p{M}]`.
 //! `L`, `N` and `S` are disjoint; `U ∪ W = L ∪ \p{M}`; `P ∩ (U ∪ W) = \p{M}`.
 
-use super::unicode::{tables, Tables, CL_L, CL_N, CL_NL, CL_S, CL_U, CL_W};
 use super::patterns::{CL100K_PAT, GPT2_ORIGINAL_PAT, O200K_PAT, R50K_PAT};
+use super::unicode::{tables, Tables, CL_L, CL_N, CL_NL, CL_S, CL_U, CL_W};
 
 /// The known patterns that have a hand-written matcher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -397,11 +397,7 @@ fn o200k(t: &Tables, b: &[u8], pos: usize) -> usize {
     {
         let s = if c0.is_ascii_lowercase() {
             pos
-        } else if c0 < 0x80
-            && t.latin1[c0 as usize] & LNNL == 0
-            && pos + 1 < n
-            && b[pos + 1].is_ascii_lowercase()
-        {
+        } else if c0 < 0x80 && t.latin1[c0 as usize] & LNNL == 0 && pos + 1 < n && b[pos + 1].is_ascii_lowercase() {
             pos + 1
         } else {
             NONE

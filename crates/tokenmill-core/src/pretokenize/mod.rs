@@ -11,34 +11,15 @@
 //! This module does not know about special tokens: callers split those off first and
 //! pre-tokenize each segment on its own (so `$` means "end of segment", as in tiktoken).
 
+pub mod cuts;
 pub mod fast;
 pub mod patterns;
 pub mod unicode;
 
 use crate::error::CoreError;
+pub use cuts::safe_cuts;
 pub use fast::KnownPattern;
 pub use patterns::{CL100K_PAT, GPT2_ORIGINAL_PAT, O200K_PAT, R50K_PAT};
-
-/// Cut points (starting with 0, ending with `text.len()`) that split `text` into about
-/// `n_parts` parts whose pre-tokens, for the three known patterns, are exactly those of the
-/// whole text: a cut goes between an ASCII letter and a following space, tab, CR or LF.
-/// No piece of those patterns spans such a point: a letter run never takes whitespace after
-/// it, and a whitespace run's pieces depend only on what follows it (`\s++$` cannot fire at
-/// the end of the left part, which ends in a letter). Parts without such a point stay whole.
-pub fn safe_cuts(text: &str, n_parts: usize) -> Vec<usize> {
-    let b = text.as_bytes();
-    let n_parts = n_parts.max(1);
-    let mut cuts = vec![0usize];
-    for k in 1..n_parts {
-        let target = (k * b.len() / n_parts).max(cuts[cuts.len() - 1] + 1);
-        let limit = ((k + 1) * b.len() / n_parts).min(b.len());
-        if let Some(c) = (target.max(1)..limit).find(|&i| b[i - 1].is_ascii_alphabetic() && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n')) {
-            cuts.push(c);
-        }
-    }
-    cuts.push(b.len());
-    cuts
-}
 
 /// A compiled pre-tokenizer.
 #[derive(Debug, Clone)]
@@ -131,7 +112,9 @@ mod tests {
     /// `KnownPattern::from_pattern` did not follow would fall back to the regex silently).
     #[test]
     fn every_known_pattern_selects_its_matcher() {
-        for (pattern, name) in [(R50K_PAT, "r50k"), (GPT2_ORIGINAL_PAT, "r50k"), (CL100K_PAT, "cl100k"), (O200K_PAT, "o200k")] {
+        for (pattern, name) in
+            [(R50K_PAT, "r50k"), (GPT2_ORIGINAL_PAT, "r50k"), (CL100K_PAT, "cl100k"), (O200K_PAT, "o200k")]
+        {
             let p = Pretokenizer::new(pattern).unwrap();
             assert!(p.is_fast(), "{name}");
             assert_eq!(p.name(), name);

@@ -101,13 +101,10 @@ impl Tables {
 ///
 /// Panics if `pattern` is not a Unicode class; only called on the fixed `CLASS_SOURCES`.
 pub fn class_ranges(pattern: &str) -> Vec<(u32, u32)> {
-    let hir = regex_syntax::Parser::new()
-        .parse(pattern)
-        .unwrap_or_else(|e| panic!("regex-syntax rejected {pattern:?}: {e}"));
+    let hir =
+        regex_syntax::Parser::new().parse(pattern).unwrap_or_else(|e| panic!("regex-syntax rejected {pattern:?}: {e}"));
     match hir.kind() {
-        HirKind::Class(Class::Unicode(c)) => {
-            c.ranges().iter().map(|r| (r.start() as u32, r.end() as u32)).collect()
-        }
+        HirKind::Class(Class::Unicode(c)) => c.ranges().iter().map(|r| (r.start() as u32, r.end() as u32)).collect(),
         other => panic!("{pattern:?} did not parse to a Unicode class: {other:?}"),
     }
 }

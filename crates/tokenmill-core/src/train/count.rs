@@ -84,7 +84,14 @@ impl WordCounts {
 
     /// Counts the pre-tokens of `texts` (each pre-tokenized on its own) on up to `threads`
     /// threads. `specials` are cut out first. Checks `control.cancel` between parts.
-    pub fn add_texts<'t>(&mut self, texts: &[&'t str], pre: &Pretokenizer, specials: Option<&SpecialMatcher>, threads: usize, control: &Control) -> Result<(), CoreError> {
+    pub fn add_texts<'t>(
+        &mut self,
+        texts: &[&'t str],
+        pre: &Pretokenizer,
+        specials: Option<&SpecialMatcher>,
+        threads: usize,
+        control: &Control,
+    ) -> Result<(), CoreError> {
         // Work items: special-free segments, large ones cut into parts.
         let cut = threads > 1 && pre.is_fast();
         let mut items: Vec<&'t str> = Vec::new();
@@ -99,10 +106,15 @@ impl WordCounts {
         }
         self.text_bytes += items.iter().map(|s| s.len() as u64).sum::<u64>();
 
-        let locals = parallel_fold(&items, threads, || -> Vec<FxHashMap<&[u8], u64>> { (0..SHARDS).map(|_| FxHashMap::default()).collect() }, |map, seg| {
-            control.check()?;
-            count_into(pre, map, seg)
-        })?;
+        let locals = parallel_fold(
+            &items,
+            threads,
+            || -> Vec<FxHashMap<&[u8], u64>> { (0..SHARDS).map(|_| FxHashMap::default()).collect() },
+            |map, seg| {
+                control.check()?;
+                count_into(pre, map, seg)
+            },
+        )?;
         // Merge shard by shard; shards are disjoint, so threads never share a map.
         let mut per_shard: Vec<Vec<FxHashMap<&[u8], u64>>> = (0..SHARDS).map(|_| Vec::new()).collect();
         for local in locals {
@@ -112,7 +124,8 @@ impl WordCounts {
         }
         let work: Vec<Mutex<ShardMerge>> = self.shards.iter_mut().zip(per_shard).map(Mutex::new).collect();
         parallel_map(&work, threads, |cell| {
-            let mut guard = cell.lock().map_err(|_| CoreError::Internal("a count shard lock was poisoned by a panic".into()))?;
+            let mut guard =
+                cell.lock().map_err(|_| CoreError::Internal("a count shard lock was poisoned by a panic".into()))?;
             let (dst, srcs) = &mut *guard;
             for src in srcs.drain(..) {
                 for (w, c) in src {
@@ -128,7 +141,9 @@ impl WordCounts {
 /// `dst[word] += count`, checking for overflow.
 fn add_count(dst: &mut FxHashMap<Box<[u8]>, u64>, word: &[u8], count: u64) -> Result<(), CoreError> {
     match dst.get_mut(word) {
-        Some(c) => *c = c.checked_add(count).ok_or_else(|| CoreError::Input("a pre-token count overflowed 2**64".into()))?,
+        Some(c) => {
+            *c = c.checked_add(count).ok_or_else(|| CoreError::Input("a pre-token count overflowed 2**64".into()))?
+        }
         None => {
             dst.insert(word.into(), count);
         }

@@ -57,7 +57,10 @@ impl TokenSet {
     pub fn insert(&mut self, id: u32, bytes: Vec<u8>) -> Result<(), CoreError> {
         let b: Box<[u8]> = bytes.into();
         if self.ids.contains_key(&b) {
-            return Err(CoreError::Input(format!("token bytes {:?} are given twice", crate::bpe::vocab::escape_bytes(&b))));
+            return Err(CoreError::Input(format!(
+                "token bytes {:?} are given twice",
+                crate::bpe::vocab::escape_bytes(&b)
+            )));
         }
         if self.bytes.contains_key(&id) {
             return Err(CoreError::Input(format!("token id {id} is given twice")));
@@ -364,7 +367,14 @@ mod tests {
     fn reuses_existing_bytes_and_breaks_ties_by_smallest_pair() {
         let mut tokens = TokenSet::new((0..256u32).map(|i| (i, vec![i as u8]))).unwrap();
         let words = vec![b"abab".iter().map(|&x| x as u32).collect(), b"cd".iter().map(|&x| x as u32).collect()];
-        let out = train(words, &[3, 6], &mut tokens, MergeConfig { n_new: 3, min_frequency: 1, next_id: 256, long_word: LONG_WORD }, &Control::default()).unwrap();
+        let out = train(
+            words,
+            &[3, 6],
+            &mut tokens,
+            MergeConfig { n_new: 3, min_frequency: 1, next_id: 256, long_word: LONG_WORD },
+            &Control::default(),
+        )
+        .unwrap();
         // (a,b)=6 and (c,d)=6 tie: (97,98) < (99,100).
         assert_eq!(out.merges[0], Merge { left: 97, right: 98, id: 256, count: 6 });
         assert_eq!(out.merges[1], Merge { left: 99, right: 100, id: 257, count: 6 });
