@@ -19,7 +19,7 @@ import pytest
 
 import peers
 import tokenmill
-from tokenmill.data import chunks as chunks_module
+from tokenmill import _core
 from tokenmill.data.chunks import iter_cut_points, safe_cut
 from tokenmill.data.corpus import Corpus
 from tokenmill.errors import CorpusFileNotFoundError
@@ -240,7 +240,9 @@ def test_line_cuts_for_custom_patterns(name):
 def test_line_cuts_fall_back_to_any_line_break(tmp_path):
     """Indented lines (no rule A point): cut right after the block's last line break."""
     kjv = peers.corpus_texts()["corpus/kjv.txt.gz"][:300_000]
-    assert next(chunks_module._rule_a_points(kjv, 0, len(kjv)), None) is None
+    # No rule A point: every "line" cut is the fallback right after a line break.
+    assert all(kjv[i - 1] == "\n" and not (kjv[i - 2] != " " and kjv[i].isalpha())
+               for i in [_core.last_cut(kjv, 0, hi, "line") for hi in range(1000, len(kjv), 7919)])
     p = tmp_path / "kjv.txt"
     p.write_bytes(kjv.encode())
     for arg in (p, [kjv]):

@@ -3,7 +3,7 @@
 * `safe_cut` / `iter_cut_points`: points where cutting provably changes no pre-token for the
   r50k/p50k, cl100k and o200k patterns (see `safe_cut` for the two rules and why they hold).
 * `cuttable(pattern, specials)`: whether those points are safe for a pattern and its specials.
-* ``line`` cuts for any other pattern: right after a line break (see `_LINE_CUT_RE`).
+* ``line`` cuts for any other pattern: right after a line break (the comment above `_valid`).
 * `read_text`: a byte stream decoded as UTF-8 and yielded in pieces cut only at such points
   (the CLI's streaming encoder and the corpus reader use it); invalid UTF-8 raises
   `InvalidUtf8` with the absolute byte offset.
@@ -17,22 +17,29 @@ import codecs
 import re
 from typing import Callable, Iterable, Iterator
 
+from .. import _core
+from .._args import has_surrogates
 from ..patterns import KNOWN_PATTERNS
 
 __all__ = ["safe_cut", "iter_cut_points", "cuttable", "split_text", "read_text", "InvalidUtf8", "utf8_size"]
 
-# Rule B: an ASCII letter followed by " ", "\t", "\r" or "\n" (cut before the whitespace).
-# Rule A: a non-whitespace character, then "\n", then a letter (cut before the letter).
-_CUT_RE = re.compile(r"(?<=[A-Za-z])[ \t\r\n]|(?<=\S\n)(?=[^\W\d_])")
-# Line-break points for patterns `safe_cut` was not checked for: rule A alone, else right
-# after the last "\n". The fallback can split a whitespace run with a line break ("\n\n",
-# GPT-2's "\n  "), so it is used only in a block with no rule A point (indented text: code,
+# The cut rules live in the Rust core (crates/tokenmill-core/src/pretokenize/cuts.rs), on the
+# pre-tokenizer's own letter and whitespace classes; the parallel encoder uses the same code.
+# ``line`` mode, for patterns `safe_cut` was not checked for: rule A alone, else right after
+# the last "\n". The fallback can split a whitespace run with a line break ("\n\n", GPT-2's
+# "\n  "), so it is used only in a block with no rule A point (indented text: code,
 # verse-numbered text like kjv.txt). Measured with 3 kB chunks on the Debian handbooks, kjv
 # and botchan (10 MB): 1,905 of 2.4M r50k pre-tokens changed, 3 for cl100k and o200k, about
 # one per fallback cut; with 8 MB chunks that is one per 8 MB at most. Cutting after any
 # "\n" first changed many more; preferring "X\n" before any non-space as a middle tier was
 # tried and dropped (1,868 and 2-4: no real gain).
-_LINE_CUT_RE = re.compile(r"(?<=\S\n)(?=[^\W\d_])")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def _valid(text: str) -> str:
+    """`text` with each lone surrogate replaced by U+FFFD, one character for one, so that the
+    core can read it and every index stays the same (neither is a letter nor whitespace)."""
+    return text if not has_surrogates(text) else _SURROGATE_RE.sub("\ufffd", text)
 
 
 def cuttable(pattern: str, specials: Iterable[str]) -> bool:
@@ -86,7 +93,7 @@ def safe_cut(text: str, start: int = 0) -> int:
     >>> safe_cut("   \\n\\n  ")
     -1
     """
-    return _last_point(iter_cut_points, text, start, len(text))
+    return _core.last_cut(_valid(text), start, len(text), "safe")
 
 
 def iter_cut_points(text: str, start: int = 0, end: int | None = None) -> Iterator[int]:
@@ -97,56 +104,7 @@ def iter_cut_points(text: str, start: int = 0, end: int | None = None) -> Iterat
     >>> list(iter_cut_points("one two\\nThree"))
     [3, 7, 8]
     """
-    end = len(text) if end is None else end
-    for m in _CUT_RE.finditer(text, start, end):
-        i = m.start()
-        if i > 0 and (text[i - 1] != "\n" or text[i].isalpha()):
-            yield i
-
-
-def _rule_a_points(text: str, start: int, end: int) -> Iterator[int]:
-    for m in _LINE_CUT_RE.finditer(text, start, end):
-        i = m.start()
-        if text[i].isalpha():
-            yield i
-
-
-def _last_point(points: Callable[[str, int, int], Iterator[int]], text: str, lo: int, hi: int) -> int:
-    """The largest of `points` in ``[lo, hi)``, or -1; scans backwards in growing windows."""
-    window = 4096
-    while hi > lo:
-        a = max(lo, hi - window)
-        best = -1
-        for best in points(text, a, hi):
-            pass
-        if best >= 0:
-            return best
-        hi = a
-        window *= 2
-    return -1
-
-
-def _last_cut(text: str, lo: int, hi: int, cut: str) -> int:
-    """The largest cut point in ``[lo, hi)``, or -1.
-
-    ``cut="safe"``: `safe_cut`'s points. ``cut="line"``: rule A points, else the point right
-    after the last line break (see `_LINE_CUT_RE`).
-    """
-    if cut == "safe":
-        return _last_point(iter_cut_points, text, lo, hi)
-    i = _last_point(_rule_a_points, text, lo, hi)
-    if i >= 0:
-        return i
-    j = text.rfind("\n", max(lo - 1, 0), hi - 1)
-    return j + 1 if j >= 0 else -1
-
-
-def _next_cut(text: str, start: int, cut: str) -> int:
-    """The smallest cut point ``>= start`` (any line break for ``cut="line"``), or -1."""
-    if cut == "safe":
-        return next(iter_cut_points(text, start), -1)
-    j = text.find("\n", max(start - 1, 0), len(text) - 1)
-    return j + 1 if j >= 0 else -1
+    return iter(_core.cut_points(_valid(text), start, end))
 
 
 def split_text(text: str, size: int, cut: str) -> Iterator[str]:
@@ -154,9 +112,9 @@ def split_text(text: str, size: int, cut: str) -> Iterator[str]:
     n = len(text)
     pos = 0
     while n - pos > size:
-        i = _last_cut(text, pos + 1, pos + size + 1, cut)
+        i = _core.last_cut(text, pos + 1, pos + size + 1, cut)
         if i < 0:  # no point within `size`: the piece runs to the next point, if any
-            i = _next_cut(text, pos + size + 1, cut)
+            i = _core.next_cut(text, pos + size + 1, cut)
             if i < 0:
                 break
         yield text[pos:i]
@@ -219,7 +177,7 @@ def read_text(read: Callable[[int], bytes], errors: str, block_size: int, cut: s
             parts.append(text)
             continue
         ctx = tail + text
-        i = _last_cut(ctx, len(tail), len(ctx), cut)
+        i = _core.last_cut(ctx, len(tail), len(ctx), cut)
         tail = ctx[-2:]
         if i < 0:
             parts.append(text)
