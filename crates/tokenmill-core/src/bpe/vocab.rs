@@ -137,9 +137,9 @@ impl Vocab {
             special.insert(text, id);
         }
         let mut pair_ranks = vec![Rank::MAX; 1 << 16];
-        for pair in 0..1usize << 16 {
+        for (pair, slot) in pair_ranks.iter_mut().enumerate() {
             if let Some(r) = short.get(table::pack(&[(pair >> 8) as u8, pair as u8]).unwrap_or_default()) {
-                pair_ranks[pair] = r;
+                *slot = r;
             }
         }
         let mut byte_ranks = [0; 256];
