@@ -2,8 +2,13 @@
 //!
 //! One arena holds every token's bytes; the id table indexes into it, and two hash tables go
 //! the other way: a `ShortKeyTable` with inline keys for tokens of up to 15 bytes (nearly all
-//! of them, and every lookup on the hot path) and an ordinary map for the few longer ones. Special tokens share the id table (so decoding is one lookup) but
-//! are kept out of the mergeable map (BPE never produces them).
+//! of them, and every lookup on the hot path) and an ordinary map for the few longer ones.
+//! Special tokens share the id table (so decoding is one lookup) but are kept out of the
+//! mergeable map (BPE never produces them). Building it also precomputes what the merge loop
+//! reads: byte and byte-pair ranks, which byte pairs can ever join, and the safe characters
+//! (`chars`).
+//!
+//! What it does not do: merging (`merge`) or reading files (`formats`).
 
 use rustc_hash::FxHashMap;
 
