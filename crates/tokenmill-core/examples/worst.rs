@@ -4,6 +4,9 @@ use tokenmill_core::formats::tiktoken::parse;
 use tokenmill_core::pretokenize::O200K_PAT;
 use tokenmill_core::CoreBpe;
 
+/// A named input family: the name, and the input of a given size in bytes.
+type Input<'a> = (&'a str, Box<dyn Fn(usize) -> String>);
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let ranks = parse(&std::fs::read(&args[1]).unwrap(), true).unwrap();
@@ -16,7 +19,7 @@ fn main() {
         seed
     };
     let letters: String = (0..2_000_000).map(|_| (b'a' + (rnd() % 26) as u8) as char).collect();
-    let inputs: Vec<(&str, Box<dyn Fn(usize) -> String>)> = vec![
+    let inputs: Vec<Input> = vec![
         ("a", Box::new(|n| "a".repeat(n))),
         ("letters", Box::new(move |n| letters[..n].to_string())),
         ("spaces", Box::new(|n| " ".repeat(n - 1) + "x")),

@@ -8,8 +8,9 @@
 //! user-facing; that lives in the Python package. Every fallible entry point returns
 //! `CoreError`; nothing here panics on user input.
 //!
-//! Module dependencies form no cycle: `error`, `table`, `offsets` and `pretokenize` are at the
-//! bottom, then `parallel` and `special`, then `bpe`, then `train` and `formats`.
+//! Module dependencies point one way, with no cycle: `error`, `table` and `offsets` use no other
+//! module; `pretokenize`, `parallel` and `special` use only those; `bpe` uses the modules above
+//! it; `formats` and `train` use `bpe` and the modules above it.
 
 pub mod bpe;
 pub mod error;

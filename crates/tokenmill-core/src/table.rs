@@ -164,6 +164,21 @@ impl ShortKeyTable {
     }
 }
 
+impl ShortKeyTable {
+    /// Average probe length of the stored keys (diagnostics).
+    pub fn mean_probe(&self) -> f64 {
+        let mask = self.slots.len() - 1;
+        let mut total = 0usize;
+        for (i, s) in self.slots.iter().enumerate() {
+            if s.hi != 0 {
+                let h = self.home((s.lo, s.hi)).0;
+                total += (i.wrapping_sub(h) & mask) + 1;
+            }
+        }
+        total as f64 / self.len.max(1) as f64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,20 +228,5 @@ mod tests {
         t.insert(pack(b"a\0").unwrap(), 2);
         assert_eq!(t.get(pack(b"a").unwrap()), Some(1));
         assert_eq!(t.get(pack(b"a\0").unwrap()), Some(2));
-    }
-}
-
-impl ShortKeyTable {
-    /// Average probe length of the stored keys (diagnostics).
-    pub fn mean_probe(&self) -> f64 {
-        let mask = self.slots.len() - 1;
-        let mut total = 0usize;
-        for (i, s) in self.slots.iter().enumerate() {
-            if s.hi != 0 {
-                let h = self.home((s.lo, s.hi)).0;
-                total += (i.wrapping_sub(h) & mask) + 1;
-            }
-        }
-        total as f64 / self.len.max(1) as f64
     }
 }

@@ -20,6 +20,9 @@ use crate::batch::pipeline;
 use crate::intlist::IntCache;
 use crate::{map_err, parse_rank_file, run};
 
+/// `encode_batch_to_numpy`'s result: every document's ids in one array, and the boundaries.
+type FlatBatch<'py> = (Bound<'py, PyArray1<Rank>>, Bound<'py, PyArray1<u64>>);
+
 /// A set of special tokens to allow or to reject, prepared once and reused.
 #[pyclass(frozen, module = "tokenmill._core")]
 pub(crate) struct SpecialSet {
@@ -262,7 +265,7 @@ impl PyCoreBpe {
         allowed: Option<&Bound<'_, SpecialSet>>,
         disallowed: Option<&Bound<'_, SpecialSet>>,
         num_threads: usize,
-    ) -> PyResult<(Bound<'py, PyArray1<Rank>>, Bound<'py, PyArray1<u64>>)> {
+    ) -> PyResult<FlatBatch<'py>> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
         let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();

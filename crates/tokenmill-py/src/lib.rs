@@ -77,11 +77,14 @@ pub(crate) fn parse_rank_file(py: Python<'_>, data: &[u8], allow_gaps: bool) -> 
     })
 }
 
+/// `parse_tiktoken`'s result: the tokens in file order, and the indices of unformable ones.
+type ParsedRankFile = (Vec<(Py<PyBytes>, Rank)>, Vec<usize>);
+
 /// Parses a tiktoken rank file: `([(token bytes, rank), ...] in file order, [indices of
 /// tokens no merge can form])`.
 #[pyfunction]
 #[pyo3(signature = (data, allow_gaps=false))]
-fn parse_tiktoken(py: Python<'_>, data: &[u8], allow_gaps: bool) -> PyResult<(Vec<(Py<PyBytes>, Rank)>, Vec<usize>)> {
+fn parse_tiktoken(py: Python<'_>, data: &[u8], allow_gaps: bool) -> PyResult<ParsedRankFile> {
     let v = parse_rank_file(py, data, allow_gaps)?;
     let bad = py.detach(|| tk::unformable(&v));
     Ok((v.into_iter().map(|(b, r)| (PyBytes::new(py, &b).unbind(), r)).collect(), bad))

@@ -1,7 +1,12 @@
 //! `CoreBpe`: a complete byte-level BPE encoder/decoder (vocabulary + pre-tokenizer + specials).
 //!
 //! Immutable after construction, so one instance is shared freely across threads.
-//! Text flows one way: special-token split -> pre-tokenize each segment -> per-piece BPE.
+//! Text flows one way: special-token split (`special`) -> pre-tokenize each segment
+//! (`pretokenize`) -> per-piece BPE (`merge`). Large special-free texts are cut at safe points
+//! (`pretokenize::cuts`) and encoded on several threads with the same result.
+//!
+//! What it does not do: decide which special tokens are allowed or disallowed (policy, in
+//! Python; this module only applies the sets it is given), or build Python objects.
 
 use super::merge::{encode_piece, encode_piece_with, Scratch};
 use super::vocab::{Rank, Vocab};

@@ -2,8 +2,13 @@
 //!
 //! One arena holds every token's bytes; the id table indexes into it, and two hash tables go
 //! the other way: a `ShortKeyTable` with inline keys for tokens of up to 15 bytes (nearly all
-//! of them, and every lookup on the hot path) and an ordinary map for the few longer ones. Special tokens share the id table (so decoding is one lookup) but
-//! are kept out of the mergeable map (BPE never produces them).
+//! of them, and every lookup on the hot path) and an ordinary map for the few longer ones.
+//! Special tokens share the id table (so decoding is one lookup) but are kept out of the
+//! mergeable map (BPE never produces them). Building it also precomputes what the merge loop
+//! reads: byte and byte-pair ranks, which byte pairs can ever join, and the safe characters
+//! (`chars`).
+//!
+//! What it does not do: merging (`merge`) or reading files (`formats`).
 
 use rustc_hash::FxHashMap;
 
@@ -137,9 +142,9 @@ impl Vocab {
             special.insert(text, id);
         }
         let mut pair_ranks = vec![Rank::MAX; 1 << 16];
-        for pair in 0..1usize << 16 {
+        for (pair, slot) in pair_ranks.iter_mut().enumerate() {
             if let Some(r) = short.get(table::pack(&[(pair >> 8) as u8, pair as u8]).unwrap_or_default()) {
-                pair_ranks[pair] = r;
+                *slot = r;
             }
         }
         let mut byte_ranks = [0; 256];

@@ -3,7 +3,7 @@
 //! Texts are split on special tokens first (a special token is never part of a pre-token),
 //! then pre-tokenized with the pattern's matcher. Work is spread over threads: each thread
 //! counts whole texts or, for the known patterns, parts of one large text cut where cutting
-//! provably changes no pre-token (`pretokenize::safe_cuts`). Counts are merged into a table
+//! provably changes no pre-token (`pretokenize::cuts::safe_cuts`). Counts are merged into a table
 //! of 64 shards, merged in parallel too, so the result does not depend on the thread count
 //! or on the order of texts.
 //!
