@@ -1,8 +1,9 @@
 """Reference byte-level BPE encoder (tiktoken semantics), in plain Python.
 
-The rule: pre-tokenize with the pattern; within each piece start from single bytes and
-repeatedly merge the adjacent pair whose concatenation has the lowest rank (the leftmost such
-pair on ties) until no adjacent pair is a token. Special tokens are found leftmost-longest
+The rule: pre-tokenize with the pattern; a piece that is itself a token is that token
+(tiktoken's shortcut, which matters for tokens that merging could never form); otherwise start
+from single bytes and repeatedly merge the adjacent pair whose concatenation has the lowest rank
+(the leftmost such pair on ties) until no adjacent pair is a token. Special tokens are found leftmost-longest
 and only where allowed. This file is the specification; `tokenmill.Encoding` must agree with it
 on every input (tests/test_reference.py checks that with hypothesis).
 
@@ -50,11 +51,13 @@ class ReferenceEncoding:
         self.decoder.update({i: s.encode("utf-8") for s, i in self.special.items()})
 
     def encode_ordinary(self, text: str) -> list[int]:
-        """Pre-tokenize, then merge each piece."""
+        """Pre-tokenize, then each piece: its own token if it is one, else merged from bytes."""
         ids: list[int] = []
         for piece in self.pat.findall(text):
             if piece:
-                ids.extend(bpe_merge(self.ranks, piece.encode("utf-8")))
+                data = piece.encode("utf-8")
+                whole = self.ranks.get(data)
+                ids.extend([whole] if whole is not None else bpe_merge(self.ranks, data))
         return ids
 
     def encode(self, text: str, allowed_special: set[str] | frozenset[str] = frozenset()) -> list[int]:
