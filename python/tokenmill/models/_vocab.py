@@ -142,7 +142,6 @@ def _training_record(vocab_size: int | None, min_frequency: int, n_docs: int, **
     return {"vocab_size": vocab_size, "min_frequency": min_frequency, "documents": n_docs, **counts}
 
 
-
 # ------------------------------------------------------------------------------- the base
 
 
