@@ -388,3 +388,42 @@ def test_subprocess_encode_pipe_decode(alice):
     bad = subprocess.run([sys.executable, "-m", "tokenmill.cli", "decode"], input=b"1 2 999999",
                          capture_output=True)
     assert bad.returncode == 2 and bad.stderr.decode().startswith("tokenmill: error: ") and b"Traceback" not in bad.stderr
+
+
+# ----------------------------------------------------------------------------- --tokenizer files
+def test_tokenizer_files_work_in_every_token_command(capsys, tmp_path):
+    # Right after `tokenmill train` wrote it, the file encodes, decodes, counts and demos.
+    bpe, word = tmp_path / "verdict.json", tmp_path / "words.json"
+    assert cli.main(["train", "--sample", "--vocab-size", "400", "-o", str(bpe), "-q"]) == 0
+    assert cli.main(["train", "--sample", "--model", "word", "-o", str(word), "-q"]) == 0  # no --vocab-size needed
+    capsys.readouterr()
+    text = "It had always been a surprise to me."
+    for path, tok in ((bpe, tokenmill.load(bpe)), (word, tokenmill.load(word))):
+        code, out, _ = run(capsys, "encode", "--tokenizer", str(path), "--text", text)
+        assert code == 0 and list(map(int, out.split())) == tok.encode(text)
+        ids_file = tmp_path / "ids.txt"
+        ids_file.write_text(out, encoding="utf-8")
+        code, out, _ = run(capsys, "decode", "--tokenizer", str(path), str(ids_file))
+        assert code == 0 and out == tok.decode(tok.encode(text))
+        code, out, _ = run(capsys, "count", "-e", str(path), "--text", text)
+        assert code == 0 and int(out) == len(tok.encode(text))
+        code, out, _ = run(capsys, "demo", "--tokenizer", str(path), "--text", text, "--color", "never")
+        assert code == 0 and f"== {path} (n_vocab {tok.n_vocab}) ==" in out
+    # Special-token text is an error on the command line for every family, unless allowed.
+    code, _, err = run(capsys, "encode", "--tokenizer", str(word), "--text", "a <|endoftext|>")
+    assert_one_line_error(code, err, "<|endoftext|>", "--allowed-special")
+    code, out, _ = run(capsys, "encode", "--tokenizer", str(word), "--text", "a <|endoftext|>", "--allowed-special", "all")
+    assert code == 0 and int(out.split()[-1]) == tokenmill.load(word).special_tokens["<|endoftext|>"]
+
+
+def test_unknown_tokenizer_names_what_is_accepted(capsys, tmp_path):
+    code, _, err = run(capsys, "count", "--tokenizer", str(tmp_path / "missing.json"), "--text", "x")
+    assert_one_line_error(code, err, "missing.json", "neither a standard encoding", "cl100k_base")
+    (tmp_path / "junk.bin").write_bytes(b"\x00\x01")
+    code, _, err = run(capsys, "count", "--tokenizer", str(tmp_path / "junk.bin"), "--text", "x")
+    assert_one_line_error(code, err, "junk.bin", "unknown file content")
+
+
+def test_vocab_size_still_required_where_it_has_no_default(capsys):
+    code, _, err = run(capsys, "train", "--sample", "-o", "x.json")
+    assert_one_line_error(code, err, "--vocab-size N is required for --model bpe")

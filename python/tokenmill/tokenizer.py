@@ -14,11 +14,13 @@ keyword meanings:
 ``encode_with_offsets``   ``(ids, character offset where each token starts)``
 ``decode(ids, errors=)``  text of ids; `errors` as for `bytes.decode` (byte-level only)
 ``decode_batch``          ``[decode(ids) for ids in batch]``
+``decode_bytes``          the decoded text's bytes (byte-level: exact token bytes joined)
 ``vocab_size``            one more than the largest id; ``n_vocab`` is the same number
 ``token_to_id(tok)``      id of one token given as str or bytes (`UnknownTokenError`)
 ``id_to_token(id)``       the token as text (byte-level: its UTF-8, U+FFFD for partial bytes)
 ``token_bytes(id)``       the token's exact bytes
 ``special_tokens``        ``{text: id}`` (a copy)
+``pretokenizer``          which pre-tokenizer runs (``"cl100k"``..., ``"regex"``, ``"python"``)
 ``training``              metadata of the training run, ``{}`` if none (a copy)
 ``to_dict`` / ``from_dict``  tokenmill's native document (tagged, versioned)
 ``save(path)``            the native document, written atomically; ``Tokenizer.load`` reads it
@@ -169,6 +171,15 @@ class Tokenizer(abc.ABC):
     def decode(self, tokens: Sequence[int], errors: str = "replace") -> str:
         """The text of token ids."""
 
+    def decode_bytes(self, tokens: Sequence[int]) -> bytes:
+        """The bytes of the decoded text (byte-level families: the tokens' bytes joined).
+
+        >>> import tokenmill
+        >>> tokenmill.CharLevel.train(["é"]).decode_bytes([0])
+        b'\\xc3\\xa9'
+        """
+        return self.decode(tokens).encode("utf-8", "surrogatepass")
+
     def decode_batch(self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int | None = None) -> list[str]:
         """``[decode(ids) for ids in batch]``.
 
@@ -183,6 +194,13 @@ class Tokenizer(abc.ABC):
     @abc.abstractmethod
     def vocab_size(self) -> int:
         """One more than the largest token id (ordinary and special tokens)."""
+
+    @property
+    def pretokenizer(self) -> str:
+        """Which pre-tokenizer runs: a hand-written matcher of the core (``"r50k"``,
+        ``"cl100k"``, ``"o200k"``), the core's general regex engine (``"regex"``) or Python's
+        ``re`` (``"python"``, the string-vocabulary families)."""
+        return "python"
 
     @property
     def n_vocab(self) -> int:

@@ -36,9 +36,11 @@ import re
 import sys
 from typing import Callable, Iterator
 
-from ..data.chunks import InvalidUtf8, cuttable, read_text
+from ..data.chunks import InvalidUtf8, cuttable_by, read_text
 from ..errors import DisallowedSpecialTokenError, TokenIdError
+from ..formats import load
 from ..registry import get_encoding, list_encoding_names
+from ..tokenizer import Tokenizer
 from ..viz.render import render_color, render_plain
 from ._common import CHUNK_SIZE, STDIN, CliError, Source, hint_tty_stdin, positive_int, preview, sources, write, write_bytes
 
@@ -79,26 +81,41 @@ def _text_chunks(src: Source, errors: str, chunk_size: int, cuttable: bool) -> I
         src.close(f)
 
 
-def _special_args(enc, args) -> dict:
-    """keyword arguments for `Encoding.encode`/`count` from --allowed-special / --ordinary."""
+def _special_args(tok: Tokenizer, label: str, args) -> dict:
+    """Keyword arguments for `encode`/`count` from --allowed-special / --ordinary. They are
+    always explicit: on the command line special-token text is an error unless allowed, for
+    every family (the Python defaults differ by family)."""
     allowed = args.allowed_special
     if args.ordinary:
         if allowed:
             raise CliError("--ordinary and --allowed-special cannot be combined")
         return {"disallowed_special": ()}
     if not allowed:
-        return {}
+        return {"allowed_special": frozenset(), "disallowed_special": "all"}
     if "all" in allowed:
-        return {"allowed_special": "all"}
-    known = enc.special_tokens_set
+        return {"allowed_special": "all", "disallowed_special": ()}
+    specials = tok.special_tokens
+    known = set(specials)
     for tok in allowed:
         if tok not in known:
             raise CliError(
-                f"{tok!r} is not a special token of {enc.name} (its special tokens: "
-                f"{preview(sorted(known, key=enc.special_tokens.get))}). --allowed-special takes one or more values, "
+                f"{tok!r} is not a special token of {label} (its special tokens: "
+                f"{preview(sorted(known, key=specials.get))}). --allowed-special takes one or more values, "
                 "so put input FILES before it or use '--' to end it"
             )
-    return {"allowed_special": frozenset(allowed)}
+    return {"allowed_special": frozenset(allowed), "disallowed_special": "all"}
+
+
+def _tokenizer(name_or_path: str) -> Tokenizer:
+    """The tokenizer named by --tokenizer: a standard encoding or a file, read by content."""
+    if name_or_path in list_encoding_names():
+        return get_encoding(name_or_path)
+    if not os.path.exists(name_or_path):
+        raise CliError(
+            f"{name_or_path!r} is neither a standard encoding ({', '.join(list_encoding_names())}) nor a file; "
+            "give a name or the path of a tokenizer file (tokenmill JSON, a tiktoken export, GPT-2 files)"
+        )
+    return load(name_or_path)
 
 
 def _disallowed_error(src: Source, e: DisallowedSpecialTokenError, byte_base: int) -> CliError:
@@ -110,10 +127,10 @@ def _disallowed_error(src: Source, e: DisallowedSpecialTokenError, byte_base: in
     )
 
 
-def _iter_encoded(enc, src: Source, args, fn: Callable[[str], object]) -> Iterator[object]:
+def _iter_encoded(tok: Tokenizer, src: Source, args, fn: Callable[[str], object]) -> Iterator[object]:
     """Applies `fn` (encode or count) to each streamed piece of `src`."""
     byte_base = 0
-    for chunk in _text_chunks(src, args.errors, args.chunk_size, cuttable(enc.pattern, enc.special_tokens)):
+    for chunk in _text_chunks(src, args.errors, args.chunk_size, cuttable_by(tok.pretokenizer, tok.special_tokens)):
         try:
             yield fn(chunk)
         except DisallowedSpecialTokenError as e:
@@ -122,14 +139,14 @@ def _iter_encoded(enc, src: Source, args, fn: Callable[[str], object]) -> Iterat
 
 
 def _cmd_encode(args) -> int:
-    enc = get_encoding(args.encoding)
-    special = _special_args(enc, args)
+    tok = _tokenizer(args.tokenizer)
+    special = _special_args(tok, args.tokenizer, args)
     srcs = sources(args)
     hint_tty_stdin(args, srcs)
     if args.ordinary:
-        fn = enc.encode_ordinary
+        fn = tok.encode_ordinary
     else:
-        def fn(t, _e=enc.encode, _kw=special):
+        def fn(t, _e=tok.encode, _kw=special):
             return _e(t, **_kw)
 
     multi_json = args.json and len(srcs) > 1
@@ -142,7 +159,7 @@ def _cmd_encode(args) -> int:
         if args.json:
             write("[")
         first = True
-        for ids in _iter_encoded(enc, src, args, fn):
+        for ids in _iter_encoded(tok, src, args, fn):
             if ids:
                 write(("" if first else sep) + sep.join(map(str, ids)))
                 first = False
@@ -219,7 +236,7 @@ def _iter_ids(src: Source, chunk_size: int) -> Iterator[list[int]]:
 
 
 def _cmd_decode(args) -> int:
-    enc = get_encoding(args.encoding)
+    tok = _tokenizer(args.tokenizer)
     srcs = sources(args)
     hint_tty_stdin(args, srcs)
     results = {}
@@ -228,7 +245,7 @@ def _cmd_decode(args) -> int:
         position = 0
         for ids in _iter_ids(src, args.chunk_size):
             try:
-                b = enc.decode_bytes(ids)
+                b = tok.decode_bytes(ids)
             except TokenIdError as e:
                 pos = None if e.position is None else position + e.position
                 raise CliError(f"{src.label}: {TokenIdError(e.id, pos, e.n_vocab)}") from None
@@ -246,18 +263,18 @@ def _cmd_decode(args) -> int:
 
 
 def _cmd_count(args) -> int:
-    enc = get_encoding(args.encoding)
-    special = _special_args(enc, args)
+    tok = _tokenizer(args.tokenizer)
+    special = _special_args(tok, args.tokenizer, args)
     srcs = sources(args)
     hint_tty_stdin(args, srcs)
 
-    def fn(t, _c=enc.count, _kw=special):
+    def fn(t, _c=tok.count, _kw=special):
         return _c(t, **_kw)
 
     counts = {}
     total = 0
     for src in srcs:
-        n = sum(_iter_encoded(enc, src, args, fn))  # type: ignore[arg-type]
+        n = sum(_iter_encoded(tok, src, args, fn))  # type: ignore[arg-type]
         counts[src.name if src.text is None else "<text>"] = n
         total += n
         if not args.json:
@@ -304,25 +321,25 @@ def _use_color(mode: str) -> bool:
 
 def _cmd_demo(args) -> int:
     text = SAMPLE_TEXT if args.text is None else args.text
-    names = [args.encoding] if args.encoding else list(_DEMO_ENCODINGS)
-    encs = [get_encoding(n) for n in names]  # resolve all names before printing anything
+    names = [args.tokenizer] if args.tokenizer else list(_DEMO_ENCODINGS)
+    toks = [(n, _tokenizer(n)) for n in names]  # resolve all names before printing anything
     color = _use_color(args.color)
     if not args.quiet:
         write("Text:\n" + "".join(f"  {line}\n" for line in text.splitlines()) if text else "Text: (empty)\n")
         how = "alternating background colours" if color else "'|' between tokens; \\n, \\t and partial UTF-8 bytes escaped"
         write(f"Token boundaries are shown with {how}.\n")
         others = [n for n in list_encoding_names() if n not in names]
-        if not args.encoding and others:
+        if not args.tokenizer and others:
             write(f"Also available: {', '.join(others)} (gpt2 is r50k_base; the others add special tokens "
-                   "to an encoding shown); pick one with --encoding NAME.\n")
+                   "to an encoding shown); pick one with --tokenizer NAME|PATH.\n")
     summary = []
-    for enc in encs:
-        ids = enc.encode_ordinary(text)
-        pieces = enc.decode_tokens_bytes(ids)
+    for label, tok in toks:
+        ids = tok.encode_ordinary(text)
+        pieces = [tok.token_bytes(i) for i in ids]
         tokens_line = render_color(pieces) if color else render_plain(pieces)
         cpt = len(text) / len(ids) if ids else 0.0
-        summary.append((enc.name, len(ids), cpt))
-        write(f"\n== {enc.name} (n_vocab {enc.n_vocab}) ==\n")
+        summary.append((label, len(ids), cpt))
+        write(f"\n== {label} (n_vocab {tok.n_vocab}) ==\n")
         write(tokens_line + "\n")
         write(f"ids: {' '.join(map(str, ids))}\n")
         write(f"{len(ids)} tokens, {len(text)} characters, {cpt:.2f} characters/token\n")
@@ -338,8 +355,10 @@ def add_parsers(sub, common) -> None:
     """Adds the token commands to the CLI's subparsers."""
 
     def enc_opt(p, default="cl100k_base"):
-        p.add_argument("-e", "--encoding", default=default, metavar="NAME",
-                       help=f"encoding name ({', '.join(list_encoding_names())})" + (f"; default {default}" if default else ""))
+        p.add_argument("-e", "--tokenizer", "--encoding", dest="tokenizer", default=default, metavar="NAME|PATH",
+                       help=f"a standard encoding ({', '.join(list_encoding_names())}) or any file tokenmill.load reads "
+                            "(tokenmill JSON, a tiktoken export, GPT-2 encoder.json/vocab.bpe)"
+                            + (f"; default {default}" if default else ""))
 
     def input_opts(p, text=True):
         p.add_argument("files", nargs="*", metavar="FILES", help="input files ('-' is stdin; default: stdin)")

@@ -39,7 +39,8 @@ def add_parser(sub, common) -> None:
     )
     p.add_argument("files", nargs="*", metavar="FILES", help="training files")
     p.add_argument("--sample", action="store_true", help="train on the bundled sample text (The Verdict, 20 KB)")
-    p.add_argument("--vocab-size", type=positive_int, required=True, metavar="N", help="vocabulary size, special tokens included")
+    p.add_argument("--vocab-size", type=positive_int, default=None, metavar="N",
+                   help="vocabulary size, special tokens included (word and char: default every item seen)")
     p.add_argument("--model", choices=list(TRAINERS), default="bpe",
                    help="; ".join(f"{t.name}: {t.help}" for t in TRAINERS.values()))
     p.add_argument("--pattern", default=None, metavar="NAME|REGEX",
@@ -110,6 +111,8 @@ def _options(args, trainer) -> dict:
 def run(args) -> int:
     """Runs ``tokenmill train``; returns the exit status."""
     trainer = TRAINERS[args.model]
+    if args.vocab_size is None and trainer.needs_vocab_size:
+        raise CliError(f"--vocab-size N is required for --model {args.model}")
     corpus = _corpus_arg(args)
     out = Path(args.output)
     if args.format != "tokenmill" and args.format not in trainer.export_formats:

@@ -2,7 +2,8 @@
 
 * `safe_cut` / `iter_cut_points`: points where cutting provably changes no pre-token for the
   r50k/p50k, cl100k and o200k patterns (see `safe_cut` for the two rules and why they hold).
-* `cuttable(pattern, specials)`: whether those points are safe for a pattern and its specials.
+* `cuttable(pattern, specials)` / `cuttable_by(pretokenizer, specials)`: whether those points
+  are safe for a pattern (or a tokenizer's pre-tokenizer) and its special tokens.
 * ``line`` cuts for any other pattern: right after a line break (the comment above `_valid`).
 * `read_text`: a byte stream decoded as UTF-8 and yielded in pieces cut only at such points
   (the CLI's streaming encoder and the corpus reader use it); invalid UTF-8 raises
@@ -21,7 +22,7 @@ from .. import _core
 from .._args import has_surrogates
 from ..patterns import KNOWN_PATTERNS
 
-__all__ = ["safe_cut", "iter_cut_points", "cuttable", "split_text", "read_text", "InvalidUtf8", "utf8_size"]
+__all__ = ["safe_cut", "iter_cut_points", "cuttable", "cuttable_by", "split_text", "read_text", "InvalidUtf8", "utf8_size"]
 
 # The cut rules live in the Rust core (crates/tokenmill-core/src/pretokenize/cuts.rs), on the
 # pre-tokenizer's own letter and whitespace classes; the parallel encoder uses the same code.
@@ -51,6 +52,18 @@ def cuttable(pattern: str, specials: Iterable[str]) -> bool:
     (True, False, False)
     """
     return pattern in KNOWN_PATTERNS.values() and not any(any(c.isspace() for c in s) for s in specials)
+
+
+def cuttable_by(pretokenizer: str, specials: Iterable[str]) -> bool:
+    """`cuttable` for a tokenizer that reports its pre-tokenizer (``Tokenizer.pretokenizer``).
+
+    >>> cuttable_by("o200k", ["<|endoftext|>"]), cuttable_by("regex", [])
+    (True, False)
+    """
+    return pretokenizer in _HAND_WRITTEN and not any(any(c.isspace() for c in s) for s in specials)
+
+
+_HAND_WRITTEN = frozenset({"r50k", "cl100k", "o200k"})
 
 
 def safe_cut(text: str, start: int = 0) -> int:

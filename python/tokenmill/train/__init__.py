@@ -100,7 +100,7 @@ TRAINERS: dict[str, Trainer] = {
                 ("tiktoken", "hf", "gpt2"), True, _byte_bpe_merges),
         Trainer("classic-bpe", "BPE with an end-of-word marker", _text_family(ClassicBPE),
                 _TEXT_OPTIONS | {"pattern"}, (), True, _classic_merges),
-        Trainer("word", "word-level", _text_family(WordLevel), _TEXT_OPTIONS | {"pattern"}, (), True),
-        Trainer("char", "character-level", _text_family(CharLevel), _TEXT_OPTIONS, (), True),
+        Trainer("word", "word-level", _text_family(WordLevel), _TEXT_OPTIONS | {"pattern"}, (), False),
+        Trainer("char", "character-level", _text_family(CharLevel), _TEXT_OPTIONS, (), False),
     )
 }
