@@ -2,12 +2,12 @@
 
 Commands (run ``tokenmill COMMAND --help`` for all options)::
 
-    tokenmill encode [FILES...] [--encoding NAME] [--text TEXT] [--json]
+    tokenmill encode [FILES...] [--tokenizer NAME|PATH] [--text TEXT] [--json]
                      [--allowed-special all|TOKEN ...] [--ordinary] [--errors strict|replace]
-    tokenmill decode [FILES...] [--encoding NAME] [--json]
-    tokenmill count  [FILES...] [--encoding NAME] [--text TEXT] [--json] [...]
+    tokenmill decode [FILES...] [--tokenizer NAME|PATH] [--json]
+    tokenmill count  [FILES...] [--tokenizer NAME|PATH] [--text TEXT] [--json] [...]
     tokenmill encodings [--json]
-    tokenmill demo [--encoding NAME] [--text TEXT] [--color auto|always|never]
+    tokenmill demo [--tokenizer NAME|PATH] [--text TEXT] [--color auto|always|never]
 
 What it does:
 
@@ -22,8 +22,9 @@ What it does:
   special token, bad arguments) is one line ``tokenmill: error: ...`` on stderr and exit
   status 2; never a traceback.
 
-What it does not do: download anything (the standard encodings ship with the package) or load
-custom rank files. Memory stays bounded only when the input has safe cut
+`--tokenizer` takes a standard encoding name or any file `tokenmill.load` reads (the string
+models included: special-token text is an error on the command line for every family unless
+``--allowed-special`` allows it). What it does not do: download anything. Memory stays bounded only when the input has safe cut
 points at least every chunk (ordinary prose, code and CJK text with line breaks do); an input
 with none, such as a megabyte of whitespace, is encoded in one piece.
 """
