@@ -117,7 +117,15 @@ def iter_cut_points(text: str, start: int = 0, end: int | None = None) -> Iterat
     >>> list(iter_cut_points("one two\\nThree"))
     [3, 7, 8]
     """
-    return iter(_core.cut_points(_valid(text), start, end))
+    text = _valid(text)
+    end = len(text) if end is None else min(end, len(text))
+    # Lazily, in growing windows: the first points of a long text cost little. A point
+    # depends only on the two characters before it and itself, so windows change nothing.
+    window = 4096
+    while start < end:
+        hi = min(end, start + window)
+        yield from _core.cut_points(text, start, hi)
+        start, window = hi, min(window * 2, 1 << 22)
 
 
 def split_text(text: str, size: int, cut: str) -> Iterator[str]:

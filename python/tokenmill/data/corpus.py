@@ -23,7 +23,7 @@ What it does:
   spans a line break (GPT-2-style patterns make such pre-tokens of whitespace runs like
   ``"\\n\\n  "``, o200k-style ones also of punctuation before line breaks), and only the
   fallback cut can split those: about one pre-token per chunk, in text without rule A points
-  (measurements in a comment below). A text without line breaks
+  (measurements in a comment in `tokenmill.data.chunks`). A text without line breaks
   stays one chunk, however big, as does a text without `safe_cut` points (only whitespace,
   say) with ``cuttable=True``.
 * Reports progress: `Corpus.total_bytes` (known when every input is a file) and
