@@ -13,9 +13,7 @@
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 use crate::error::CoreError;
-// Ids are plain `u32` here (the type `bpe::Rank` names): `bpe` uses this module, so this module
-// does not use `bpe`.
-type Rank = u32;
+use crate::types::Rank;
 
 /// A set of special tokens to look for, with the id of each.
 #[derive(Debug, Clone)]

@@ -9,11 +9,12 @@
 //! Python; this module only applies the sets it is given), or build Python objects.
 
 use super::merge::{encode_piece, encode_piece_with, Scratch};
-use super::vocab::{Rank, Vocab};
+use super::vocab::Vocab;
 use crate::error::CoreError;
 use crate::parallel::parallel_map;
 use crate::pretokenize::{safe_cuts, Pretokenizer};
 use crate::special::{for_each_segment, Segment, SpecialMatcher};
+use crate::types::Rank;
 
 #[derive(Debug, Clone)]
 pub struct CoreBpe {
