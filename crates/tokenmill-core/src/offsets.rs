@@ -32,6 +32,9 @@ pub fn byte_to_char_offsets(text: &[u8], byte_offsets: &[usize]) -> Vec<usize> {
             pos += 1;
         }
         let inside = b < text.len() && !starts_char(text[b]);
+        // In valid UTF-8 a continuation byte follows the byte that starts its character, which
+        // was counted, so this cannot underflow.
+        debug_assert!(chars >= inside as usize, "byte {b} continues a character that never started");
         out.push(chars - inside as usize);
     }
     out

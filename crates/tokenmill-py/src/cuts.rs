@@ -3,10 +3,10 @@
 //!
 //! Why windows: the rules are checked on UTF-8 bytes, and getting the bytes of a `str` costs
 //! a pass over it (with the stable ABI this crate targets, an encoded copy on every call).
-//! `last_cut` runs once per 1 MiB block and its answer is usually a few characters before
-//! `hi`, so it reads the text in windows, from `hi` backwards, of 4096 characters and then
-//! doubling: the work is proportional to the distance to the answer, not to the text. The
-//! same goes forwards for `next_cut`. Each window carries the two characters before it that
+//! `last_cut` runs once per block of the corpus reader (chunk_size, 1-8 MiB) and its answer
+//! is usually a few characters before `hi`, so it reads the text in windows, from `hi`
+//! backwards, of 4096 characters and then doubling: the work is proportional to the distance
+//! to the answer, not to the text. The same goes forwards for `next_cut`. Each window carries the two characters before it that
 //! the rules look at, and knows its length in characters (the slice's), so ASCII text needs
 //! no offset conversion at all. What it does not do: the rules themselves (the core's).
 

@@ -26,7 +26,7 @@
 //!
 //! The `Line` mode is for custom patterns, whose pieces may span anything but rarely a line
 //! break: rule A points, else right after a line break (which can split a whitespace run that
-//! holds one; the corpus reader's docstring has the measurements).
+//! holds one; the measurements are in a comment in `python/tokenmill/data/chunks.py`).
 //!
 //! What it does not do: decide whether a pattern is cuttable (the caller knows its pattern),
 //! or look for special tokens (those of the standard encodings hold no whitespace, so none
