@@ -4,11 +4,13 @@
 //! Why windows: the rules are checked on UTF-8 bytes, and getting the bytes of a `str` costs
 //! a pass over it (with the stable ABI this crate targets, an encoded copy on every call).
 //! `last_cut` runs once per block of the corpus reader (chunk_size, 1-8 MiB) and its answer
-//! is usually a few characters before `hi`, so it reads the text in windows, from `hi`
-//! backwards, of 4096 characters and then doubling: the work is proportional to the distance
-//! to the answer, not to the text. The same goes forwards for `next_cut`. Each window carries the two characters before it that
-//! the rules look at, and knows its length in characters (the slice's), so ASCII text needs
-//! no offset conversion at all. What it does not do: the rules themselves (the core's).
+//! is usually a few characters before `hi`, so the core's search reads the text in windows,
+//! from `hi` backwards, of 4096 characters and then doubling: the work is proportional to the
+//! distance to the answer, not to the text. The same goes forwards for `next_cut`.
+//!
+//! This file supplies the windows (`Text`, a `cuts::Windows`). Each knows its length in
+//! characters (the slice's), so ASCII text needs no offset conversion at all. What it does not
+//! do: the rules or the search (the core's).
 
 use pyo3::exceptions::PyOverflowError;
 use pyo3::prelude::*;
@@ -16,14 +18,9 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PySlice, PyString};
 
 use tokenmill_core::offsets::CharText;
-use tokenmill_core::pretokenize::cuts::{self, CutMode, Rules};
+use tokenmill_core::pretokenize::cuts::{self, CutMode, Windows, CONTEXT};
 
 use crate::run;
-
-/// Characters in the first window; each further window is twice as long.
-const FIRST_WINDOW: usize = 4096;
-/// Characters before a window that the rules look at (rule A reads `t[i-2]`).
-const CONTEXT: usize = 2;
 
 /// A Python index argument clamped to `0..=len` (`None`: `default`). Out-of-range values are
 /// clamped as slicing clamps them, except that a negative index counts as 0 rather than from
@@ -59,46 +56,20 @@ impl<'a, 'py> Text<'a, 'py> {
         let slice = PySlice::new(self.obj.py(), a as isize, b as isize, 1);
         self.obj.get_item(slice)?.extract()
     }
+}
 
-    /// Runs `find(window, lo, hi)` on windows covering `lo..hi` from `hi` backwards (window
-    /// offsets), until one returns a point; the point as an offset in the whole text.
-    fn search_back(
-        &self,
-        lo: usize,
-        hi: usize,
-        find: impl Fn(CharText<'_>, usize, usize) -> Option<usize> + Sync,
-    ) -> PyResult<Option<usize>> {
-        let (mut b, mut width) = (hi.min(self.len), FIRST_WINDOW);
-        while b > lo {
-            let a = b.saturating_sub(width).max(lo);
-            let c = a.saturating_sub(CONTEXT);
-            let s = self.utf8(c, b)?;
-            if let Some(i) = run(self.obj.py(), || Ok(find(CharText::with_len(&s, b - c), a - c, b - c)))? {
-                return Ok(Some(i + c));
-            }
-            (b, width) = (a, width.saturating_mul(2));
-        }
-        Ok(None)
+impl Windows for Text<'_, '_> {
+    type Error = PyErr;
+
+    fn char_len(&self) -> usize {
+        self.len
     }
 
-    /// Runs `find(window, start)` on windows covering `start..len` from `start` forwards, until
-    /// one returns a point; the point as an offset in the whole text.
-    fn search_forward(
-        &self,
-        start: usize,
-        find: impl Fn(CharText<'_>, usize) -> Option<usize> + Sync,
-    ) -> PyResult<Option<usize>> {
-        let (mut a, mut width) = (start, FIRST_WINDOW);
-        while a < self.len {
-            let b = a.saturating_add(width).min(self.len);
-            let c = a.saturating_sub(CONTEXT);
-            let s = self.utf8(c, b)?;
-            if let Some(i) = run(self.obj.py(), || Ok(find(CharText::with_len(&s, b - c), a - c)))? {
-                return Ok(Some(i + c));
-            }
-            (a, width) = (b, width.saturating_mul(2));
-        }
-        Ok(None)
+    /// Reads the window with the GIL held, then runs `f` without it.
+    fn with_window<R: Send>(&self, a: usize, b: usize, f: impl FnOnce(CharText<'_>) -> R + Send) -> PyResult<R> {
+        let s = self.utf8(a, b)?;
+        let s: &str = &s;
+        run(self.obj.py(), || Ok(f(CharText::with_len(s, b - a))))
     }
 }
 
@@ -108,7 +79,6 @@ impl<'a, 'py> Text<'a, 'py> {
 #[pyfunction]
 #[pyo3(signature = (text, start=None, end=None), text_signature = "(text, start=0, end=None)")]
 pub fn cut_points(
-    py: Python<'_>,
     text: &Bound<'_, PyString>,
     start: Option<&Bound<'_, PyAny>>,
     end: Option<&Bound<'_, PyAny>>,
@@ -117,8 +87,7 @@ pub fn cut_points(
     let end = index_arg(end, t.len, t.len)?;
     let start = index_arg(start, 0, t.len)?.min(end);
     let c = start.saturating_sub(CONTEXT);
-    let s = t.utf8(c, end)?;
-    let points = run(py, || Ok(cuts::cut_points(CharText::with_len(&s, end - c), start - c, end - c)))?;
+    let points = t.with_window(c, end, |w| cuts::cut_points(w, start - c, end - c))?;
     Ok(points.into_iter().map(|i| i + c).collect())
 }
 
@@ -136,15 +105,7 @@ pub fn last_cut(
     let mode = CutMode::parse(mode).map_err(|e| crate::map_err(py, e))?;
     let t = Text::new(text)?;
     let (lo, hi) = (index_arg(Some(lo), 0, t.len)?, index_arg(Some(hi), 0, t.len)?);
-    let found = match mode {
-        CutMode::Safe => t.search_back(lo, hi, |w, a, b| cuts::last_point(w, a, b, Rules::AOrB))?,
-        // Rule A anywhere in the range beats any line break, so the fallback is a second pass.
-        CutMode::Line => match t.search_back(lo, hi, |w, a, b| cuts::last_point(w, a, b, Rules::A))? {
-            Some(i) => Some(i),
-            None => t.search_back(lo, hi, cuts::last_after_line_break)?,
-        },
-    };
-    Ok(found.map_or(-1, |i| i as isize))
+    Ok(cuts::last_cut(&t, lo, hi, mode)?.map_or(-1, |i| i as isize))
 }
 
 /// The smallest cut point `>= start`, or -1. `mode="safe"`: a rule A or B point;
@@ -154,8 +115,5 @@ pub fn next_cut(py: Python<'_>, text: &Bound<'_, PyString>, start: &Bound<'_, Py
     let mode = CutMode::parse(mode).map_err(|e| crate::map_err(py, e))?;
     let t = Text::new(text)?;
     let start = index_arg(Some(start), 0, t.len)?;
-    // A window ends before the text does: its last character is then not the text's, but the
-    // next window starts one line break earlier (`j >= start - 1`), so none is missed.
-    let found = t.search_forward(start, |w, a| cuts::next_cut(w, a, mode))?;
-    Ok(found.map_or(-1, |i| i as isize))
+    Ok(cuts::next_cut(&t, start, mode)?.map_or(-1, |i| i as isize))
 }
