@@ -8,19 +8,25 @@
 //! from `hi` backwards, of 4096 characters and then doubling: the work is proportional to the
 //! distance to the answer, not to the text. The same goes forwards for `next_cut`.
 //!
-//! This file supplies the windows (`Text`, a `cuts::Windows`). Each knows its length in
-//! characters (the slice's), so ASCII text needs no offset conversion at all. What it does not
-//! do: the rules or the search (the core's).
+//! This file supplies the windows (`Text`, a `cuts::Windows`). A window is read with C-level
+//! calls only, so a `str` subclass's overrides never run; each lone surrogate in it becomes
+//! U+FFFD (one character for one, so callers need not scan the text first); and it knows its
+//! length in characters (the slice's), so ASCII text needs no offset conversion at all. What
+//! it does not do: the rules or the search (the core's).
 
-use pyo3::exceptions::PyOverflowError;
+use std::ops::Deref;
+
+use pyo3::exceptions::{PyOverflowError, PyUnicodeEncodeError};
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use pyo3::types::{PySlice, PyString};
+use pyo3::types::{PyBytes, PyString};
 
 use tokenmill_core::offsets::CharText;
 use tokenmill_core::pretokenize::cuts::{self, CutMode, Windows, CONTEXT};
+use tokenmill_core::CoreError;
 
-use crate::run;
+use crate::{map_err, run};
 
 /// A Python index argument clamped to `0..=len` (`None`: `default`). Out-of-range values are
 /// clamped as slicing clamps them, except that a negative index counts as 0 rather than from
@@ -42,20 +48,78 @@ struct Text<'a, 'py> {
     len: usize,
 }
 
+/// The UTF-8 of a window: Python's own encoding, or, for a window with lone surrogates, a copy
+/// with each replaced by U+FFFD.
+enum Utf8 {
+    Py(PyBackedStr),
+    Replaced(String),
+}
+
+impl Deref for Utf8 {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            Utf8::Py(s) => s,
+            Utf8::Replaced(s) => s,
+        }
+    }
+}
+
 impl<'a, 'py> Text<'a, 'py> {
     fn new(obj: &'a Bound<'py, PyString>) -> PyResult<Self> {
         Ok(Text { obj, len: obj.code_point_len()? })
     }
 
-    /// The UTF-8 of characters `a..b` (`a <= b <= len`).
-    fn utf8(&self, a: usize, b: usize) -> PyResult<PyBackedStr> {
-        if a == 0 && b == self.len {
-            return self.obj.extract();
+    /// The UTF-8 of characters `a..b` (`a <= b <= len`), each lone surrogate replaced by
+    /// U+FFFD (one character for one, so offsets are unchanged). Only C-level functions touch
+    /// the str, so a subclass's `__getitem__` or `encode` is never called.
+    fn utf8(&self, a: usize, b: usize) -> PyResult<Utf8> {
+        let py = self.obj.py();
+        let window = if a == 0 && b == self.len {
+            self.obj.clone()
+        } else {
+            // SAFETY: `obj` is a str and both bounds are at most its length, which a Python str
+            // never lets exceed `isize::MAX`; the result is a new reference (or NULL and an
+            // exception).
+            let sub = unsafe {
+                let p = ffi::PyUnicode_Substring(self.obj.as_ptr(), a as ffi::Py_ssize_t, b as ffi::Py_ssize_t);
+                Bound::from_owned_ptr_or_err(py, p)?
+            };
+            sub.cast_into::<PyString>()?
+        };
+        match PyBackedStr::try_from(window.clone()) {
+            Ok(s) => Ok(Utf8::Py(s)),
+            Err(e) if e.is_instance_of::<PyUnicodeEncodeError>(py) => {
+                Ok(Utf8::Replaced(utf8_replacing_surrogates(&window)?))
+            }
+            Err(e) => Err(e),
         }
-        // Both bounds are at most `len`, which a Python str never lets exceed `isize::MAX`.
-        let slice = PySlice::new(self.obj.py(), a as isize, b as isize, 1);
-        self.obj.get_item(slice)?.extract()
     }
+}
+
+/// The UTF-8 of `s` with each lone surrogate replaced by U+FFFD. `surrogatepass` encodes a
+/// surrogate as three bytes `ED A0..BF xx`, which UTF-8 itself never holds, and U+FFFD is three
+/// bytes too, so they are swapped in place.
+fn utf8_replacing_surrogates(s: &Bound<'_, PyString>) -> PyResult<String> {
+    let py = s.py();
+    // SAFETY: `s` is a str and both names are NUL-terminated; the result is a new reference
+    // (or NULL and an exception).
+    let bytes = unsafe {
+        let p = ffi::PyUnicode_AsEncodedString(s.as_ptr(), c"utf-8".as_ptr(), c"surrogatepass".as_ptr());
+        Bound::from_owned_ptr_or_err(py, p)?
+    };
+    let mut v = bytes.cast_into::<PyBytes>()?.as_bytes().to_vec();
+    let mut i = 0;
+    while i + 2 < v.len() {
+        if v[i] == 0xED && v[i + 1] >= 0xA0 {
+            v[i..i + 3].copy_from_slice("\u{FFFD}".as_bytes());
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
+    String::from_utf8(v).map_err(|e| map_err(py, CoreError::Internal(format!("surrogates left in a window: {e}"))))
 }
 
 impl Windows for Text<'_, '_> {
