@@ -169,3 +169,60 @@ def test_large_text(fill):
         assert _core.next_cut(text, n - 150, mode) == ref_next_cut(tail, 50, mode) + n - 200
     assert _core.cut_points(text, n - 150) == [p + n - 200 for p in ref_cut_points(tail, 50)]
     assert _core.cut_points(text, 0, 150) == ref_cut_points(head, 0, 150)
+
+
+# ----------------------------------------------------------------------------- str subclasses, lone surrogates
+class _Liar(str):
+    """A str whose Python-level methods lie: the functions must read its characters, not these."""
+
+    def __getitem__(self, key):
+        return "x"
+
+    def __len__(self):
+        return 1
+
+    def __iter__(self):
+        return iter("x")
+
+    def encode(self, *args, **kwargs):
+        raise AssertionError("encode was called")
+
+
+@pytest.mark.parametrize("text", ["one two\nThree", "中é 😀x\ny", "1" * 5000 + "a b" + "中" * 7000 + "x\nY" + " " * 3000])
+def test_str_subclass_overrides_are_ignored(text):
+    liar, n = _Liar(text), len(text)
+    for lo, hi in [(0, n), (1, n - 1), (0, n // 2), (n // 3, n)]:
+        assert _core.cut_points(liar, lo, hi) == _core.cut_points(text, lo, hi) == ref_cut_points(text, lo, hi)
+        for mode in ("safe", "line"):
+            assert _core.last_cut(liar, lo, hi, mode) == ref_last_cut(text, lo, hi, mode)
+            assert _core.next_cut(liar, lo, mode) == ref_next_cut(text, lo, mode)
+    assert _core.cut_points(liar) == ref_cut_points(text)
+
+
+def _replaced(text: str) -> str:
+    return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+
+
+SURROGATES = ["\ud800", "\udbff", "\udc00", "\udfff", "\ud83d\ude00"]
+surrogate_texts = st.lists(st.sampled_from(list(MIXED) + SURROGATES), max_size=40).map("".join)
+long_surrogate_texts = st.lists(st.sampled_from(FILLERS + POINTS + SURROGATES + ["\ud800\nb", "a\udc00\n"]), max_size=10).map("".join)
+
+
+@settings(max_examples=hyp_examples(200), deadline=None)
+@given(st.one_of(surrogate_texts, long_surrogate_texts), sparse_indices, sparse_indices, modes)
+def test_lone_surrogates_count_as_replacement_characters(text, lo, hi, mode):
+    # Each lone surrogate is read as U+FFFD, one character for one: no error, and the answers
+    # on the text are those on the text with U+FFFD in place of each surrogate.
+    fixed = _replaced(text)
+    assert _core.cut_points(text, lo, hi) == _core.cut_points(fixed, lo, hi) == ref_cut_points(fixed, lo, hi)
+    assert _core.last_cut(text, lo, hi, mode) == ref_last_cut(fixed, lo, hi, mode)
+    assert _core.next_cut(text, lo, mode) == ref_next_cut(fixed, lo, mode)
+    assert _core.cut_points(_Liar(text), lo, hi) == ref_cut_points(fixed, lo, hi)
+
+
+def test_lone_surrogate_examples():
+    # U+FFFD is neither whitespace nor a letter: rule A holds after it, not before it.
+    assert _core.cut_points("\ud800\nb") == [2]
+    assert _core.cut_points("é\n\udc00") == []
+    assert _core.last_cut("x\udfff\nb\ud800", 0, 5, "line") == 3
+    assert _core.next_cut("\ud83d\ude00 a\n", 0, "line") == -1

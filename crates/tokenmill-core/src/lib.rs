@@ -8,9 +8,10 @@
 //! user-facing; that lives in the Python package. Every fallible entry point returns
 //! `CoreError`; nothing here panics on user input.
 //!
-//! Module dependencies point one way, with no cycle: `error`, `table` and `offsets` use no other
-//! module; `pretokenize`, `parallel` and `special` use only those; `bpe` uses the modules above
-//! it; `formats` and `train` use `bpe` and the modules above it.
+//! Module dependencies point one way, with no cycle: `error`, `table`, `offsets` and `types`
+//! (the `Rank` id type) use no other module; `pretokenize`, `parallel` and `special` use only
+//! those; `bpe` uses the modules above it; `formats` and `train` use `bpe` and the modules
+//! above it.
 
 pub mod bpe;
 pub mod error;
@@ -21,6 +22,8 @@ pub mod pretokenize;
 pub mod special;
 pub mod table;
 pub mod train;
+pub mod types;
 
-pub use bpe::{CoreBpe, Rank, Vocab};
+pub use bpe::{CoreBpe, Vocab};
 pub use error::CoreError;
+pub use types::Rank;

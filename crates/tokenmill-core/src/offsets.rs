@@ -32,9 +32,39 @@ pub fn byte_to_char_offsets(text: &[u8], byte_offsets: &[usize]) -> Vec<usize> {
             pos += 1;
         }
         let inside = b < text.len() && !starts_char(text[b]);
+        // In valid UTF-8 a continuation byte follows the byte that starts its character, which
+        // was counted, so this cannot underflow.
+        debug_assert!(chars >= inside as usize, "byte {b} continues a character that never started");
         out.push(chars - inside as usize);
     }
     out
+}
+
+/// Character offsets of consecutive parts of one text, such as the tokens of a decode, in one
+/// pass over their bytes: `start_of` each part in order.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PartOffsets {
+    /// Characters started in the parts given so far.
+    chars: usize,
+}
+
+impl PartOffsets {
+    /// A count at the start of the text.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The character offset where `part`, which follows the parts already given, starts, and
+    /// counts its characters. A part that begins inside a character (with a continuation
+    /// byte) is assigned that character's offset, as tiktoken does; one at the very start,
+    /// which only invalid UTF-8 has, gets 0.
+    #[inline]
+    pub fn start_of(&mut self, part: &[u8]) -> usize {
+        let inside = part.first().is_some_and(|&b| !starts_char(b));
+        let at = self.chars.saturating_sub(inside as usize);
+        self.chars += part.iter().filter(|&&b| starts_char(b)).count();
+        at
+    }
 }
 
 /// A text and its length in characters, for moving between byte and character offsets.
@@ -137,6 +167,16 @@ mod tests {
         // Inside a character: that character's offset.
         assert_eq!(byte_to_char_offsets(t, &[2, 4, 5, 7, 9]), vec![1, 2, 2, 3, 3]);
         assert_eq!(byte_to_char_offsets(b"", &[0]), vec![0]);
+    }
+
+    #[test]
+    fn parts_start_where_their_first_character_does() {
+        // "aé中" split as a | é's first byte | é's second byte + 中 | a token of 中 alone.
+        let parts: [&[u8]; 4] = [b"a", b"\xc3", b"\xa9\xe4\xb8\xad", "中".as_bytes()];
+        let mut po = PartOffsets::new();
+        assert_eq!(parts.iter().map(|p| po.start_of(p)).collect::<Vec<_>>(), vec![0, 1, 1, 3]);
+        // A continuation byte at the very start (not UTF-8) counts as offset 0.
+        assert_eq!(PartOffsets::new().start_of(b"\x80a"), 0);
     }
 
     #[test]

@@ -13,9 +13,7 @@
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 use crate::error::CoreError;
-// Ids are plain `u32` here (the type `bpe::Rank` names): `bpe` uses this module, so this module
-// does not use `bpe`.
-type Rank = u32;
+use crate::types::Rank;
 
 /// A set of special tokens to look for, with the id of each.
 #[derive(Debug, Clone)]
@@ -69,20 +67,21 @@ pub(crate) enum Segment<'t> {
     Special(Rank),
 }
 
-/// Calls `f` for each segment of `text`: ordinary text between occurrences of `allowed`
-/// specials (leftmost-longest), and each occurrence. With no specials, one text segment.
+/// Calls `f(start, segment)` for each segment of `text`, where `start` is the byte offset in
+/// `text` where the segment begins: ordinary text between occurrences of `allowed` specials
+/// (leftmost-longest), and each occurrence. With no specials, one text segment.
 pub(crate) fn for_each_segment<'t>(
     text: &'t str,
     allowed: Option<&SpecialMatcher>,
-    mut f: impl FnMut(Segment<'t>) -> Result<(), CoreError>,
+    mut f: impl FnMut(usize, Segment<'t>) -> Result<(), CoreError>,
 ) -> Result<(), CoreError> {
     let mut start = 0;
     if let Some(allowed) = allowed {
         while let Some((s, e, id)) = allowed.find(text, start) {
-            f(Segment::Text(&text[start..s]))?;
-            f(Segment::Special(id))?;
+            f(start, Segment::Text(&text[start..s]))?;
+            f(s, Segment::Special(id))?;
             start = e;
         }
     }
-    f(Segment::Text(&text[start..]))
+    f(start, Segment::Text(&text[start..]))
 }

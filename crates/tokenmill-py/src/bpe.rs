@@ -11,7 +11,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 
 use tokenmill_core::bpe::Scratch;
 use tokenmill_core::formats::tiktoken as tk;
-use tokenmill_core::offsets;
+use tokenmill_core::offsets::{self, PartOffsets};
 use tokenmill_core::parallel::parallel_map_with;
 use tokenmill_core::special::SpecialMatcher;
 use tokenmill_core::{CoreBpe, CoreError, Rank};
@@ -325,13 +325,11 @@ impl PyCoreBpe {
         let (bytes, offsets) = run(py, || {
             let mut out = Vec::new();
             let mut offsets = Vec::with_capacity(ids.len());
-            let mut chars = 0usize;
+            let mut parts = PartOffsets::new();
             for (i, &id) in ids.iter().enumerate() {
                 let tb =
                     self.inner.vocab.token_bytes(id as u64).ok_or_else(|| self.inner.vocab.id_error(id as u64, i))?;
-                let starts_inside = (0x80..0xC0).contains(&tb[0]) as usize;
-                offsets.push(chars.saturating_sub(starts_inside));
-                chars += tb.iter().filter(|&&c| !(0x80..0xC0).contains(&c)).count();
+                offsets.push(parts.start_of(tb));
                 out.extend_from_slice(tb);
             }
             Ok((out, offsets))

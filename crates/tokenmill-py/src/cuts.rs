@@ -3,27 +3,30 @@
 //!
 //! Why windows: the rules are checked on UTF-8 bytes, and getting the bytes of a `str` costs
 //! a pass over it (with the stable ABI this crate targets, an encoded copy on every call).
-//! `last_cut` runs once per 1 MiB block and its answer is usually a few characters before
-//! `hi`, so it reads the text in windows, from `hi` backwards, of 4096 characters and then
-//! doubling: the work is proportional to the distance to the answer, not to the text. The
-//! same goes forwards for `next_cut`. Each window carries the two characters before it that
-//! the rules look at, and knows its length in characters (the slice's), so ASCII text needs
-//! no offset conversion at all. What it does not do: the rules themselves (the core's).
+//! `last_cut` runs once per block of the corpus reader (chunk_size, 1-8 MiB) and its answer
+//! is usually a few characters before `hi`, so the core's search reads the text in windows,
+//! from `hi` backwards, of 4096 characters and then doubling: the work is proportional to the
+//! distance to the answer, not to the text. The same goes forwards for `next_cut`.
+//!
+//! This file supplies the windows (`Text`, a `cuts::Windows`). A window is read with C-level
+//! calls only, so a `str` subclass's overrides never run; each lone surrogate in it becomes
+//! U+FFFD (one character for one, so callers need not scan the text first); and it knows its
+//! length in characters (the slice's), so ASCII text needs no offset conversion at all. What
+//! it does not do: the rules or the search (the core's).
 
-use pyo3::exceptions::PyOverflowError;
+use std::ops::Deref;
+
+use pyo3::exceptions::{PyOverflowError, PyUnicodeEncodeError};
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use pyo3::types::{PySlice, PyString};
+use pyo3::types::{PyBytes, PyString};
 
 use tokenmill_core::offsets::CharText;
-use tokenmill_core::pretokenize::cuts::{self, CutMode, Rules};
+use tokenmill_core::pretokenize::cuts::{self, CutMode, Windows, CONTEXT};
+use tokenmill_core::CoreError;
 
-use crate::run;
-
-/// Characters in the first window; each further window is twice as long.
-const FIRST_WINDOW: usize = 4096;
-/// Characters before a window that the rules look at (rule A reads `t[i-2]`).
-const CONTEXT: usize = 2;
+use crate::{map_err, run};
 
 /// A Python index argument clamped to `0..=len` (`None`: `default`). Out-of-range values are
 /// clamped as slicing clamps them, except that a negative index counts as 0 rather than from
@@ -45,60 +48,92 @@ struct Text<'a, 'py> {
     len: usize,
 }
 
+/// The UTF-8 of a window: Python's own encoding, or, for a window with lone surrogates, a copy
+/// with each replaced by U+FFFD.
+enum Utf8 {
+    Py(PyBackedStr),
+    Replaced(String),
+}
+
+impl Deref for Utf8 {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            Utf8::Py(s) => s,
+            Utf8::Replaced(s) => s,
+        }
+    }
+}
+
 impl<'a, 'py> Text<'a, 'py> {
     fn new(obj: &'a Bound<'py, PyString>) -> PyResult<Self> {
         Ok(Text { obj, len: obj.code_point_len()? })
     }
 
-    /// The UTF-8 of characters `a..b` (`a <= b <= len`).
-    fn utf8(&self, a: usize, b: usize) -> PyResult<PyBackedStr> {
-        if a == 0 && b == self.len {
-            return self.obj.extract();
+    /// The UTF-8 of characters `a..b` (`a <= b <= len`), each lone surrogate replaced by
+    /// U+FFFD (one character for one, so offsets are unchanged). Only C-level functions touch
+    /// the str, so a subclass's `__getitem__` or `encode` is never called.
+    fn utf8(&self, a: usize, b: usize) -> PyResult<Utf8> {
+        let py = self.obj.py();
+        let window = if a == 0 && b == self.len {
+            self.obj.clone()
+        } else {
+            // SAFETY: `obj` is a str and both bounds are at most its length, which a Python str
+            // never lets exceed `isize::MAX`; the result is a new reference (or NULL and an
+            // exception).
+            let sub = unsafe {
+                let p = ffi::PyUnicode_Substring(self.obj.as_ptr(), a as ffi::Py_ssize_t, b as ffi::Py_ssize_t);
+                Bound::from_owned_ptr_or_err(py, p)?
+            };
+            sub.cast_into::<PyString>()?
+        };
+        match PyBackedStr::try_from(window.clone()) {
+            Ok(s) => Ok(Utf8::Py(s)),
+            Err(e) if e.is_instance_of::<PyUnicodeEncodeError>(py) => {
+                Ok(Utf8::Replaced(utf8_replacing_surrogates(&window)?))
+            }
+            Err(e) => Err(e),
         }
-        // Both bounds are at most `len`, which a Python str never lets exceed `isize::MAX`.
-        let slice = PySlice::new(self.obj.py(), a as isize, b as isize, 1);
-        self.obj.get_item(slice)?.extract()
+    }
+}
+
+/// The UTF-8 of `s` with each lone surrogate replaced by U+FFFD. `surrogatepass` encodes a
+/// surrogate as three bytes `ED A0..BF xx`, which UTF-8 itself never holds, and U+FFFD is three
+/// bytes too, so they are swapped in place.
+fn utf8_replacing_surrogates(s: &Bound<'_, PyString>) -> PyResult<String> {
+    let py = s.py();
+    // SAFETY: `s` is a str and both names are NUL-terminated; the result is a new reference
+    // (or NULL and an exception).
+    let bytes = unsafe {
+        let p = ffi::PyUnicode_AsEncodedString(s.as_ptr(), c"utf-8".as_ptr(), c"surrogatepass".as_ptr());
+        Bound::from_owned_ptr_or_err(py, p)?
+    };
+    let mut v = bytes.cast_into::<PyBytes>()?.as_bytes().to_vec();
+    let mut i = 0;
+    while i + 2 < v.len() {
+        if v[i] == 0xED && v[i + 1] >= 0xA0 {
+            v[i..i + 3].copy_from_slice("\u{FFFD}".as_bytes());
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
+    String::from_utf8(v).map_err(|e| map_err(py, CoreError::Internal(format!("surrogates left in a window: {e}"))))
+}
+
+impl Windows for Text<'_, '_> {
+    type Error = PyErr;
+
+    fn char_len(&self) -> usize {
+        self.len
     }
 
-    /// Runs `find(window, lo, hi)` on windows covering `lo..hi` from `hi` backwards (window
-    /// offsets), until one returns a point; the point as an offset in the whole text.
-    fn search_back(
-        &self,
-        lo: usize,
-        hi: usize,
-        find: impl Fn(CharText<'_>, usize, usize) -> Option<usize> + Sync,
-    ) -> PyResult<Option<usize>> {
-        let (mut b, mut width) = (hi.min(self.len), FIRST_WINDOW);
-        while b > lo {
-            let a = b.saturating_sub(width).max(lo);
-            let c = a.saturating_sub(CONTEXT);
-            let s = self.utf8(c, b)?;
-            if let Some(i) = run(self.obj.py(), || Ok(find(CharText::with_len(&s, b - c), a - c, b - c)))? {
-                return Ok(Some(i + c));
-            }
-            (b, width) = (a, width.saturating_mul(2));
-        }
-        Ok(None)
-    }
-
-    /// Runs `find(window, start)` on windows covering `start..len` from `start` forwards, until
-    /// one returns a point; the point as an offset in the whole text.
-    fn search_forward(
-        &self,
-        start: usize,
-        find: impl Fn(CharText<'_>, usize) -> Option<usize> + Sync,
-    ) -> PyResult<Option<usize>> {
-        let (mut a, mut width) = (start, FIRST_WINDOW);
-        while a < self.len {
-            let b = a.saturating_add(width).min(self.len);
-            let c = a.saturating_sub(CONTEXT);
-            let s = self.utf8(c, b)?;
-            if let Some(i) = run(self.obj.py(), || Ok(find(CharText::with_len(&s, b - c), a - c)))? {
-                return Ok(Some(i + c));
-            }
-            (a, width) = (b, width.saturating_mul(2));
-        }
-        Ok(None)
+    /// Reads the window with the GIL held, then runs `f` without it.
+    fn with_window<R: Send>(&self, a: usize, b: usize, f: impl FnOnce(CharText<'_>) -> R + Send) -> PyResult<R> {
+        let s = self.utf8(a, b)?;
+        let s: &str = &s;
+        run(self.obj.py(), || Ok(f(CharText::with_len(s, b - a))))
     }
 }
 
@@ -108,7 +143,6 @@ impl<'a, 'py> Text<'a, 'py> {
 #[pyfunction]
 #[pyo3(signature = (text, start=None, end=None), text_signature = "(text, start=0, end=None)")]
 pub fn cut_points(
-    py: Python<'_>,
     text: &Bound<'_, PyString>,
     start: Option<&Bound<'_, PyAny>>,
     end: Option<&Bound<'_, PyAny>>,
@@ -117,8 +151,7 @@ pub fn cut_points(
     let end = index_arg(end, t.len, t.len)?;
     let start = index_arg(start, 0, t.len)?.min(end);
     let c = start.saturating_sub(CONTEXT);
-    let s = t.utf8(c, end)?;
-    let points = run(py, || Ok(cuts::cut_points(CharText::with_len(&s, end - c), start - c, end - c)))?;
+    let points = t.with_window(c, end, |w| cuts::cut_points(w, start - c, end - c))?;
     Ok(points.into_iter().map(|i| i + c).collect())
 }
 
@@ -136,15 +169,7 @@ pub fn last_cut(
     let mode = CutMode::parse(mode).map_err(|e| crate::map_err(py, e))?;
     let t = Text::new(text)?;
     let (lo, hi) = (index_arg(Some(lo), 0, t.len)?, index_arg(Some(hi), 0, t.len)?);
-    let found = match mode {
-        CutMode::Safe => t.search_back(lo, hi, |w, a, b| cuts::last_point(w, a, b, Rules::AOrB))?,
-        // Rule A anywhere in the range beats any line break, so the fallback is a second pass.
-        CutMode::Line => match t.search_back(lo, hi, |w, a, b| cuts::last_point(w, a, b, Rules::A))? {
-            Some(i) => Some(i),
-            None => t.search_back(lo, hi, cuts::last_after_line_break)?,
-        },
-    };
-    Ok(found.map_or(-1, |i| i as isize))
+    Ok(cuts::last_cut(&t, lo, hi, mode)?.map_or(-1, |i| i as isize))
 }
 
 /// The smallest cut point `>= start`, or -1. `mode="safe"`: a rule A or B point;
@@ -154,8 +179,5 @@ pub fn next_cut(py: Python<'_>, text: &Bound<'_, PyString>, start: &Bound<'_, Py
     let mode = CutMode::parse(mode).map_err(|e| crate::map_err(py, e))?;
     let t = Text::new(text)?;
     let start = index_arg(Some(start), 0, t.len)?;
-    // A window ends before the text does: its last character is then not the text's, but the
-    // next window starts one line break earlier (`j >= start - 1`), so none is missed.
-    let found = t.search_forward(start, |w, a| cuts::next_cut(w, a, mode))?;
-    Ok(found.map_or(-1, |i| i as isize))
+    Ok(cuts::next_cut(&t, start, mode)?.map_or(-1, |i| i as isize))
 }

@@ -28,9 +28,7 @@
 
 use rustc_hash::FxHashMap;
 
-// Ranks are plain `u32` here (the type `vocab::Rank` names): `vocab` uses this module, so this
-// module does not use `vocab`.
-type Rank = u32;
+use crate::types::Rank;
 
 /// For one character that is a token: its rank, and the neighbouring bytes next to which it
 /// is safe (bit `x` of `left`: the byte before it may be `x`; of `right`: the byte after).

@@ -9,11 +9,12 @@
 //! Python; this module only applies the sets it is given), or build Python objects.
 
 use super::merge::{encode_piece, encode_piece_with, Scratch};
-use super::vocab::{Rank, Vocab};
+use super::vocab::Vocab;
 use crate::error::CoreError;
 use crate::parallel::parallel_map;
 use crate::pretokenize::{safe_cuts, Pretokenizer};
 use crate::special::{for_each_segment, Segment, SpecialMatcher};
+use crate::types::Rank;
 
 #[derive(Debug, Clone)]
 pub struct CoreBpe {
@@ -66,7 +67,7 @@ impl CoreBpe {
         scratch: &mut Scratch,
     ) -> Result<Vec<Rank>, CoreError> {
         let mut out = Vec::with_capacity(text.len() / 3 + 1);
-        for_each_segment(text, allowed, |seg| match seg {
+        for_each_segment(text, allowed, |_, seg| match seg {
             Segment::Text(t) => self.encode_segment(t, &mut out, scratch),
             Segment::Special(id) => {
                 out.push(id);
@@ -111,7 +112,7 @@ impl CoreBpe {
         match allowed {
             Some(a) if !a.is_empty() => {
                 let (mut n, mut scratch) = (0, Scratch::default());
-                for_each_segment(text, Some(a), |seg| {
+                for_each_segment(text, Some(a), |_, seg| {
                     n += match seg {
                         Segment::Text(t) => self.count_segment(t, &mut scratch)?,
                         Segment::Special(_) => 1,
@@ -170,31 +171,25 @@ impl CoreBpe {
         text: &str,
         allowed: &SpecialMatcher,
     ) -> Result<(Vec<Rank>, Vec<usize>), CoreError> {
-        let mut out = Vec::new();
-        let mut offsets = Vec::new();
-        let mut seg_start = 0;
-        let mut scratch = Scratch::default();
-        let mut emit_segment = |seg_start: usize,
-                                seg_end: usize,
-                                out: &mut Vec<Rank>,
-                                offsets: &mut Vec<usize>|
-         -> Result<(), CoreError> {
-            let before = out.len();
-            self.encode_segment(&text[seg_start..seg_end], out, &mut scratch)?;
-            let mut pos = seg_start;
-            for &t in &out[before..] {
-                offsets.push(pos);
-                pos += self.vocab.token_bytes(t as u64).map_or(0, |b| b.len());
+        let (mut out, mut offsets, mut scratch) = (Vec::new(), Vec::new(), Scratch::default());
+        for_each_segment(text, Some(allowed), |start, seg| {
+            match seg {
+                Segment::Text(t) => {
+                    let before = out.len();
+                    self.encode_segment(t, &mut out, &mut scratch)?;
+                    let mut pos = start;
+                    for &t in &out[before..] {
+                        offsets.push(pos);
+                        pos += self.vocab.token_bytes(t as u64).map_or(0, |b| b.len());
+                    }
+                }
+                Segment::Special(id) => {
+                    out.push(id);
+                    offsets.push(start);
+                }
             }
             Ok(())
-        };
-        while let Some((s, e, id)) = allowed.find(text, seg_start) {
-            emit_segment(seg_start, s, &mut out, &mut offsets)?;
-            out.push(id);
-            offsets.push(s);
-            seg_start = e;
-        }
-        emit_segment(seg_start, text.len(), &mut out, &mut offsets)?;
+        })?;
         Ok((out, offsets))
     }
 

@@ -14,8 +14,9 @@
 //! removes the merges that would only rebuild characters. `merge_bytewise` keeps the plain
 //! byte start, as the specification the fast paths are tested against.
 
-use super::vocab::{Rank, Vocab};
+use super::vocab::Vocab;
 use crate::table::{self, Key, ShortKeyTable};
+use crate::types::Rank;
 
 /// Pieces longer than this (bytes) use `merge_long`.
 const LONG_THRESHOLD: usize = 32;

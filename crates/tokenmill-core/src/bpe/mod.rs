@@ -8,10 +8,10 @@
 //! - `encoder`: `CoreBpe`, text in, token ids out (special-token split, pre-tokenizer, merges),
 //!   and back.
 //!
-//! Dependencies run one way: `encoder` -> `merge` -> `vocab` -> `chars` (plus `table` and
-//! `error`); `encoder` also uses `special`, `pretokenize` and `parallel`. What this module does
-//! not do: other model types (WordPiece, Unigram, SentencePiece-style BPE), training (`train`),
-//! or file formats (`formats`).
+//! Dependencies run one way: `encoder` -> `merge` -> `vocab` -> `chars` (plus `table`,
+//! `types` and `error`); `encoder` also uses `special`, `pretokenize` and `parallel`. What
+//! this module does not do: other model types (WordPiece, Unigram, SentencePiece-style BPE),
+//! training (`train`), or file formats (`formats`).
 
 pub mod chars;
 pub mod encoder;

@@ -16,8 +16,7 @@ use super::chars;
 use crate::error::CoreError;
 use crate::table::{self, ShortKeyTable};
 
-/// A token id. BPE merge priority equals the id ("rank"), as in tiktoken.
-pub type Rank = u32;
+pub use crate::types::Rank;
 
 /// How many unassigned ids (holes) a vocabulary may have in all.
 pub const MAX_ID_GAP: usize = 1 << 20;

@@ -10,7 +10,7 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use rustc_hash::FxHashMap;
 
-use crate::bpe::Rank;
+use crate::types::Rank;
 
 /// Longest token accepted, in bytes: real vocabularies stay far below this; a longer one
 /// means a corrupted file, not a token.

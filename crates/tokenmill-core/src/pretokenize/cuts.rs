@@ -3,6 +3,9 @@
 //! Used to split large texts for parallel encoding and counting (`safe_cuts`, byte offsets)
 //! and by the Python corpus reader to cut its blocks (`cut_points`, `last_cut`, `next_cut`, in
 //! character offsets through `CharText`, because Python indexes `str` by code point).
+//! `last_cut` and `next_cut` read their text through `Windows`, a window at a time from where
+//! the search starts (4096 characters, then doubling), so that the binding converts only the
+//! part of a Python `str` it searches.
 //!
 //! Cutting at point `i` of text `t` (before `t[i]`) is safe when the pre-tokens of `t[..i]`
 //! and `t[i..]` together are those of `t`, for the known patterns (r50k/p50k, cl100k, o200k).
@@ -26,7 +29,7 @@
 //!
 //! The `Line` mode is for custom patterns, whose pieces may span anything but rarely a line
 //! break: rule A points, else right after a line break (which can split a whitespace run that
-//! holds one; the corpus reader's docstring has the measurements).
+//! holds one; the measurements are in a comment in `python/tokenmill/data/chunks.py`).
 //!
 //! What it does not do: decide whether a pattern is cuttable (the caller knows its pattern),
 //! or look for special tokens (those of the standard encodings hold no whitespace, so none
@@ -149,7 +152,7 @@ pub fn cut_points(text: CharText<'_>, start: usize, end: usize) -> Vec<usize> {
 
 /// Which rules `last_point` accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rules {
+enum Rules {
     /// Rule A or rule B.
     AOrB,
     /// Rule A alone.
@@ -159,7 +162,7 @@ pub enum Rules {
 /// The largest point of `rules` in `lo..hi` (character offsets, `hi` clamped to the text), or
 /// `None`. Scans backwards from `hi` and stops at the first hit (points are dense in real
 /// text); only the scanned range is converted between bytes and characters.
-pub fn last_point(text: CharText<'_>, lo: usize, hi: usize, rules: Rules) -> Option<usize> {
+fn last_point(text: CharText<'_>, lo: usize, hi: usize, rules: Rules) -> Option<usize> {
     let (s, b) = (text.text(), text.text().as_bytes());
     let hi = hi.min(text.len());
     let (mut i, mut p) = (hi, text.byte_of(hi));
@@ -179,7 +182,7 @@ pub fn last_point(text: CharText<'_>, lo: usize, hi: usize, rules: Rules) -> Opt
 
 /// The largest `i` in `max(lo, 1)..hi` with `t[i-1] == '\n'` (right after a line break), or
 /// `None`; a backward scan like `last_point`.
-pub fn last_after_line_break(text: CharText<'_>, lo: usize, hi: usize) -> Option<usize> {
+fn last_after_line_break(text: CharText<'_>, lo: usize, hi: usize) -> Option<usize> {
     let b = text.text().as_bytes();
     let hi = hi.min(text.len());
     let (mut i, mut p) = (hi, text.byte_of(hi));
@@ -193,22 +196,9 @@ pub fn last_after_line_break(text: CharText<'_>, lo: usize, hi: usize) -> Option
     None
 }
 
-/// The largest cut point in `lo..hi` (character offsets, `hi` clamped to the text), or `None`.
-///
-/// `Safe`: a rule A or B point. `Line`: a rule A point; if there is none, `j + 1` for the
-/// largest `j` with `max(lo - 1, 0) <= j < hi - 1` and `t[j] == '\n'`.
-pub fn last_cut(text: CharText<'_>, lo: usize, hi: usize, mode: CutMode) -> Option<usize> {
-    match mode {
-        CutMode::Safe => last_point(text, lo, hi, Rules::AOrB),
-        CutMode::Line => last_point(text, lo, hi, Rules::A).or_else(|| last_after_line_break(text, lo, hi)),
-    }
-}
-
-/// The smallest point `>= start` (a character offset), or `None`.
-///
-/// `Safe`: a rule A or B point. `Line`: `j + 1` for the smallest `j` with
-/// `max(start - 1, 0) <= j < len - 1` and `t[j] == '\n'` (any line break, rule A or not).
-pub fn next_cut(text: CharText<'_>, start: usize, mode: CutMode) -> Option<usize> {
+/// The smallest point `>= start` of one window (a character offset), or `None`: `next_cut`
+/// without the windows.
+fn first_cut(text: CharText<'_>, start: usize, mode: CutMode) -> Option<usize> {
     let (s, b) = (text.text(), text.text().as_bytes());
     match mode {
         CutMode::Safe => {
@@ -230,6 +220,149 @@ pub fn next_cut(text: CharText<'_>, start: usize, mode: CutMode) -> Option<usize
             Some(from + text.chars_between(pf, q) + 1)
         }
     }
+}
+
+/// Characters in the first window that `last_cut` and `next_cut` read; each further window is
+/// twice as long.
+pub const FIRST_WINDOW: usize = 4096;
+/// Characters before a window that the rules look at (rule A reads `t[i-2]`).
+pub const CONTEXT: usize = 2;
+
+/// A text that `last_cut` and `next_cut` read in windows, so that a caller whose text is not
+/// UTF-8 in memory (the binding, over a Python `str`) converts only the windows read: the work
+/// is proportional to the distance to the answer, not to the text. A `CharText` is one.
+pub trait Windows {
+    /// What reading a window can fail with.
+    type Error;
+
+    /// Length of the text in characters.
+    fn char_len(&self) -> usize;
+
+    /// Calls `f` on characters `a..b` of the text (`a <= b <= char_len()`), given as a
+    /// `CharText` of length `b - a`, and returns its result. `f` and its result are `Send`, so
+    /// the implementation may run `f` elsewhere (the binding runs it without the GIL).
+    fn with_window<R: Send>(
+        &self,
+        a: usize,
+        b: usize,
+        f: impl FnOnce(CharText<'_>) -> R + Send,
+    ) -> Result<R, Self::Error>;
+}
+
+impl Windows for CharText<'_> {
+    type Error = std::convert::Infallible;
+
+    fn char_len(&self) -> usize {
+        self.len()
+    }
+
+    fn with_window<R: Send>(
+        &self,
+        a: usize,
+        b: usize,
+        f: impl FnOnce(CharText<'_>) -> R + Send,
+    ) -> Result<R, Self::Error> {
+        // `min`: a `CharText` with a wrong length may give unordered offsets; never panic.
+        let pb = self.byte_of(b);
+        let pa = self.byte_of(a).min(pb);
+        Ok(f(CharText::with_len(&self.text()[pa..pb], b - a)))
+    }
+}
+
+/// Runs `find(window, lo, hi)` on windows covering `lo..hi` from `hi` backwards (`first`
+/// characters, then doubling; window offsets), until one returns a point; the point as an
+/// offset in the whole text. Each window starts `CONTEXT` characters early.
+fn search_back<W: Windows + ?Sized>(
+    text: &W,
+    lo: usize,
+    hi: usize,
+    first: usize,
+    find: impl Fn(CharText<'_>, usize, usize) -> Option<usize> + Sync,
+) -> Result<Option<usize>, W::Error> {
+    let (mut b, mut width) = (hi.min(text.char_len()), first);
+    while b > lo {
+        let a = b.saturating_sub(width).max(lo);
+        let c = a.saturating_sub(CONTEXT);
+        let find = &find;
+        if let Some(i) = text.with_window(c, b, move |w| find(w, a - c, b - c))? {
+            return Ok(Some(i + c));
+        }
+        (b, width) = (a, width.saturating_mul(2));
+    }
+    Ok(None)
+}
+
+/// Runs `find(window, start)` on windows covering `start..len` from `start` forwards (`first`
+/// characters, then doubling), until one returns a point; the point as an offset in the whole
+/// text. Each window starts `CONTEXT` characters early.
+fn search_forward<W: Windows + ?Sized>(
+    text: &W,
+    start: usize,
+    first: usize,
+    find: impl Fn(CharText<'_>, usize) -> Option<usize> + Sync,
+) -> Result<Option<usize>, W::Error> {
+    let (len, mut a, mut width) = (text.char_len(), start, first);
+    while a < len {
+        let b = a.saturating_add(width).min(len);
+        let c = a.saturating_sub(CONTEXT);
+        let find = &find;
+        if let Some(i) = text.with_window(c, b, move |w| find(w, a - c))? {
+            return Ok(Some(i + c));
+        }
+        (a, width) = (b, width.saturating_mul(2));
+    }
+    Ok(None)
+}
+
+/// The largest cut point in `lo..hi` (character offsets, `hi` clamped to the text), or `None`.
+///
+/// `Safe`: a rule A or B point. `Line`: a rule A point; if there is none, `j + 1` for the
+/// largest `j` with `max(lo - 1, 0) <= j < hi - 1` and `t[j] == '\n'`.
+///
+/// Reads `text` in windows from `hi` backwards (`FIRST_WINDOW` characters, then doubling) and
+/// stops at the first window with an answer. In `Line` mode a range without rule A points is
+/// read twice: once for them, then for the line breaks.
+pub fn last_cut<W: Windows + ?Sized>(text: &W, lo: usize, hi: usize, mode: CutMode) -> Result<Option<usize>, W::Error> {
+    last_cut_windows(text, lo, hi, mode, FIRST_WINDOW)
+}
+
+fn last_cut_windows<W: Windows + ?Sized>(
+    text: &W,
+    lo: usize,
+    hi: usize,
+    mode: CutMode,
+    first: usize,
+) -> Result<Option<usize>, W::Error> {
+    match mode {
+        CutMode::Safe => search_back(text, lo, hi, first, |w, a, b| last_point(w, a, b, Rules::AOrB)),
+        // Rule A anywhere in the range beats any line break, so the fallback is a second pass.
+        CutMode::Line => match search_back(text, lo, hi, first, |w, a, b| last_point(w, a, b, Rules::A))? {
+            Some(i) => Ok(Some(i)),
+            None => search_back(text, lo, hi, first, last_after_line_break),
+        },
+    }
+}
+
+/// The smallest point `>= start` (a character offset), or `None`.
+///
+/// `Safe`: a rule A or B point. `Line`: `j + 1` for the smallest `j` with
+/// `max(start - 1, 0) <= j < len - 1` and `t[j] == '\n'` (any line break, rule A or not).
+///
+/// Reads `text` in windows from `start` forwards, like `last_cut`.
+pub fn next_cut<W: Windows + ?Sized>(text: &W, start: usize, mode: CutMode) -> Result<Option<usize>, W::Error> {
+    next_cut_windows(text, start, mode, FIRST_WINDOW)
+}
+
+fn next_cut_windows<W: Windows + ?Sized>(
+    text: &W,
+    start: usize,
+    mode: CutMode,
+    first: usize,
+) -> Result<Option<usize>, W::Error> {
+    // A window that ends before the text does has a last character that is not the text's,
+    // so a line break there is not reported; but the next window starts one character before
+    // that line break (`j >= start - 1`), so none is missed.
+    search_forward(text, start, first, |w, a| first_cut(w, a, mode))
 }
 
 #[cfg(test)]
@@ -306,19 +439,36 @@ mod tests {
                 "{s:?} {a}..{z}"
             );
             for mode in [CutMode::Safe, CutMode::Line] {
-                assert_eq!(last_cut(ct, a, z, mode), spec_last(&t, a, z, mode), "{s:?} {a}..{z} {mode:?}");
-                assert_eq!(next_cut(ct, a, mode), spec_next(&t, a, mode), "{s:?} {a} {mode:?}");
+                assert_eq!(first_cut(ct, a, mode), spec_next(&t, a, mode), "{s:?} {a} {mode:?}");
+                // One window (these texts are short), then windows small enough to put their
+                // edges everywhere.
+                for first in [FIRST_WINDOW, 1, 2, 3, 5] {
+                    let Ok(last) = last_cut_windows(&ct, a, z, mode, first);
+                    assert_eq!(last, spec_last(&t, a, z, mode), "{s:?} {a}..{z} {mode:?} {first}");
+                    let Ok(next) = next_cut_windows(&ct, a, mode, first);
+                    assert_eq!(next, spec_next(&t, a, mode), "{s:?} {a} {mode:?} {first}");
+                }
             }
         }
+    }
+
+    fn last(text: &str, lo: usize, hi: usize, mode: CutMode) -> Option<usize> {
+        let Ok(found) = last_cut(&CharText::new(text), lo, hi, mode);
+        found
+    }
+
+    fn next(text: &str, start: usize, mode: CutMode) -> Option<usize> {
+        let Ok(found) = next_cut(&CharText::new(text), start, mode);
+        found
     }
 
     #[test]
     fn documented_examples() {
         let ct = CharText::new;
         assert_eq!(cut_points(ct("one two\nThree"), 0, usize::MAX), vec![3, 7, 8]);
-        assert_eq!(last_cut(ct("hello world"), 0, 11, CutMode::Safe), Some(5));
-        assert_eq!(last_cut(ct("line one.\nLine two"), 0, 18, CutMode::Safe), Some(14));
-        assert_eq!(last_cut(ct("   \n\n  "), 0, 7, CutMode::Safe), None);
+        assert_eq!(last("hello world", 0, 11, CutMode::Safe), Some(5));
+        assert_eq!(last("line one.\nLine two", 0, 18, CutMode::Safe), Some(14));
+        assert_eq!(last("   \n\n  ", 0, 7, CutMode::Safe), None);
         // Rule A needs a non-space before the line break ...
         assert_eq!(cut_points(ct("a.\nb"), 0, 4), vec![3]);
         assert_eq!(cut_points(ct("a \nb"), 0, 4), vec![1]);
@@ -326,16 +476,63 @@ mod tests {
         assert_eq!(cut_points(ct("\u{1c}\nb"), 0, 3), vec![2]);
         assert_eq!(cut_points(ct("\u{a0}\nb"), 0, 3), Vec::<usize>::new());
         // Line mode: rule A first, else after the last line break; never at the very end.
-        assert_eq!(last_cut(ct("x\n  y\nb  "), 0, 9, CutMode::Line), Some(6));
-        assert_eq!(last_cut(ct("  \n  \n  "), 0, 8, CutMode::Line), Some(6));
-        assert_eq!(last_cut(ct("ab\n"), 0, 3, CutMode::Line), None);
-        assert_eq!(next_cut(ct("ab\n\n"), 0, CutMode::Line), Some(3));
-        assert_eq!(next_cut(ct("ab\n"), 0, CutMode::Line), None);
+        assert_eq!(last("x\n  y\nb  ", 0, 9, CutMode::Line), Some(6));
+        assert_eq!(last("  \n  \n  ", 0, 8, CutMode::Line), Some(6));
+        assert_eq!(last("ab\n", 0, 3, CutMode::Line), None);
+        assert_eq!(next("ab\n\n", 0, CutMode::Line), Some(3));
+        assert_eq!(next("ab\n", 0, CutMode::Line), None);
         // Character offsets, not bytes.
         assert_eq!(cut_points(ct("中é 😀x\ny"), 0, 9), vec![5, 6]);
-        assert_eq!(next_cut(ct("中é\n\n"), 0, CutMode::Line), Some(3));
+        assert_eq!(next("中é\n\n", 0, CutMode::Line), Some(3));
         assert_eq!(CutMode::parse("safe"), Ok(CutMode::Safe));
         assert!(matches!(CutMode::parse("lines"), Err(CoreError::Input(m)) if m.contains("\"safe\" or \"line\"")));
+    }
+
+    /// A text that counts the characters of the windows read from it.
+    struct Counting<'t> {
+        text: CharText<'t>,
+        read: std::cell::Cell<usize>,
+    }
+
+    impl Windows for Counting<'_> {
+        type Error = std::convert::Infallible;
+
+        fn char_len(&self) -> usize {
+            self.text.len()
+        }
+
+        fn with_window<R: Send>(
+            &self,
+            a: usize,
+            b: usize,
+            f: impl FnOnce(CharText<'_>) -> R + Send,
+        ) -> Result<R, Self::Error> {
+            self.read.set(self.read.get() + (b - a));
+            self.text.with_window(a, b, f)
+        }
+    }
+
+    #[test]
+    fn searches_read_in_proportion_to_the_distance() {
+        for (far, near) in [(100_000, 5), (100_000, 10_000), (5, 100_000)] {
+            // The only point, in either mode: rule A after the line break.
+            let s = format!("{}.\nb{}", "1".repeat(far), "1".repeat(near));
+            let text = Counting { text: CharText::new(&s), read: 0.into() };
+            for mode in [CutMode::Safe, CutMode::Line] {
+                // The windows read sum to less than twice the distance plus the first window,
+                // and each brings the two characters before it.
+                text.read.set(0);
+                let Ok(found) = last_cut(&text, 0, s.len(), mode);
+                assert_eq!(found, Some(far + 2));
+                let read = text.read.get();
+                assert!(read <= 2 * (near + 2) + FIRST_WINDOW + 32 * CONTEXT, "last {mode:?} {far} {near}: {read}");
+                text.read.set(0);
+                let Ok(found) = next_cut(&text, 0, mode);
+                assert_eq!(found, Some(far + 2));
+                let read = text.read.get();
+                assert!(read <= 2 * (far + 2) + FIRST_WINDOW + 32 * CONTEXT, "next {mode:?} {far} {near}: {read}");
+            }
+        }
     }
 
     #[test]

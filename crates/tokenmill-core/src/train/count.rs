@@ -96,7 +96,7 @@ impl WordCounts {
         let cut = threads > 1 && pre.is_fast();
         let mut items: Vec<&'t str> = Vec::new();
         for &text in texts {
-            for_each_segment(text, specials, |seg| {
+            for_each_segment(text, specials, |_, seg| {
                 match seg {
                     Segment::Text(t) => push_segment(t, &mut items, cut),
                     Segment::Special(_) => self.specials_seen += 1,
