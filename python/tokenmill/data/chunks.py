@@ -4,7 +4,7 @@
   r50k/p50k, cl100k and o200k patterns (see `safe_cut` for the two rules and why they hold).
 * `cuttable(pattern, specials)` / `cuttable_by(pretokenizer, specials)`: whether those points
   are safe for a pattern (or a tokenizer's pre-tokenizer) and its special tokens.
-* ``line`` cuts for any other pattern: right after a line break (the comment above `_valid`).
+* ``line`` cuts for any other pattern: right after a line break (the comment under the imports).
 * `read_text`: a byte stream decoded as UTF-8 and yielded in pieces cut only at such points
   (the CLI's streaming encoder and the corpus reader use it); invalid UTF-8 raises
   `InvalidUtf8` with the absolute byte offset.
@@ -15,11 +15,9 @@ It does not open files (see `tokenmill.data.sources`) or pre-tokenize (the Rust 
 from __future__ import annotations
 
 import codecs
-import re
 from typing import Callable, Iterable, Iterator
 
 from .. import _core
-from .._args import has_surrogates
 from ..patterns import KNOWN_PATTERNS
 
 __all__ = ["safe_cut", "iter_cut_points", "cuttable", "cuttable_by", "split_text", "read_text", "InvalidUtf8", "utf8_size"]
@@ -33,16 +31,8 @@ __all__ = ["safe_cut", "iter_cut_points", "cuttable", "cuttable_by", "split_text
 # and botchan (10 MB): 1,905 of 2.4M r50k pre-tokens changed, 3 for cl100k and o200k, about
 # one per fallback cut; with 8 MB chunks that is one per 8 MB at most. Cutting after any
 # "\n" first changed many more; preferring "X\n" before any non-space as a middle tier was
-# tried and dropped (1,868 and 2-4: no real gain).
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
-
-
-def _valid(text: str) -> str:
-    """`text` with each lone surrogate replaced by U+FFFD, one character for one, so that the
-    core can read it and every index stays the same (neither is a letter nor whitespace)."""
-    return text if not has_surrogates(text) else _SURROGATE_RE.sub("\ufffd", text)
-
-
+# tried and dropped (1,868 and 2-4: no real gain). The core reads the text in windows and
+# treats a lone surrogate as U+FFFD (neither a letter nor whitespace), so any str is accepted.
 def cuttable(pattern: str, specials: Iterable[str]) -> bool:
     r"""True when `safe_cut`'s points are safe for `pattern` with these special tokens: a
     known OpenAI pattern, and no special token holding whitespace (one could span a point).
@@ -106,7 +96,7 @@ def safe_cut(text: str, start: int = 0) -> int:
     >>> safe_cut("   \\n\\n  ")
     -1
     """
-    return _core.last_cut(_valid(text), start, len(text), "safe")
+    return _core.last_cut(text, start, len(text), "safe")
 
 
 def iter_cut_points(text: str, start: int = 0, end: int | None = None) -> Iterator[int]:
@@ -117,7 +107,6 @@ def iter_cut_points(text: str, start: int = 0, end: int | None = None) -> Iterat
     >>> list(iter_cut_points("one two\\nThree"))
     [3, 7, 8]
     """
-    text = _valid(text)
     end = len(text) if end is None else min(end, len(text))
     # Lazily, in growing windows: the first points of a long text cost little. A point
     # depends only on the two characters before it and itself, so windows change nothing.
