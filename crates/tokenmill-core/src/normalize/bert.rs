@@ -49,6 +49,7 @@ fn is_control(c: char) -> bool {
 }
 
 /// HF's CJK ranges (note the gap 0x2B820..0x2B91F, as in HF).
+#[inline]
 pub fn is_chinese_char(c: char) -> bool {
     matches!(
         c as u32,

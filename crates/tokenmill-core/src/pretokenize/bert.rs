@@ -9,6 +9,7 @@
 use unicode_categories::UnicodeCategories;
 
 /// HF's `is_bert_punc`.
+#[inline]
 pub fn is_bert_punctuation(c: char) -> bool {
     c.is_ascii_punctuation() || (!c.is_ascii() && c.is_punctuation())
 }
