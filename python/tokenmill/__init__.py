@@ -33,7 +33,7 @@ from .errors import (
 from .formats import load
 from .formats.gpt2 import load_gpt2_files
 from .formats.tiktoken import dump_tiktoken_bpe, load_tiktoken_bpe
-from .models import CharLevel, ClassicBPE, WordLevel
+from .models import CharLevel, ClassicBPE, WordLevel, WordPiece
 from .registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
 from .stream import StreamDecoder
 from .tokenizer import Tokenizer
@@ -70,4 +70,5 @@ __all__ = [
     "ClassicBPE",
     "WordLevel",
     "CharLevel",
+    "WordPiece",
 ]

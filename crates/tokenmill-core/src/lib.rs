@@ -1,29 +1,36 @@
 //! tokenmill-core: the pure-Rust engine behind tokenmill (no Python here).
 //!
-//! What it does: pre-tokenization (`pretokenize`: the matchers, the known pattern strings and
-//! the safe-cut rules), byte-level BPE encoding and decoding (`bpe`), special-token scanning
-//! (`special`), byte <-> character offsets (`offsets`), BPE training (`train`), per-call
-//! threads (`parallel`), and strict parsing of tiktoken rank files (`formats`). What it does
-//! not do: policy (which specials are allowed, registries, file locations) and anything
-//! user-facing; that lives in the Python package. Every fallible entry point returns
+//! What it does: pre-tokenization (`pretokenize`: the matchers, the known pattern strings, the
+//! safe-cut rules and BERT's word splitter), byte-level BPE encoding and decoding (`bpe`),
+//! special-token scanning (`special`), byte <-> character offsets (`offsets`), BPE training
+//! (`train`), per-call threads (`parallel`), strict parsing of tiktoken rank files (`formats`),
+//! and BERT-style WordPiece: BERT's normalizer with an alignment to the original text
+//! (`normalize`), the WordPiece model (`wordpiece`) and the pipeline joining them (`pipeline`).
+//! What it does not do: policy (which specials are allowed, registries, file locations) and
+//! anything user-facing; that lives in the Python package. Every fallible entry point returns
 //! `CoreError`; nothing here panics on user input.
 //!
 //! Module dependencies point one way, with no cycle: `error`, `table`, `offsets` and `types`
-//! (the `Rank` id type) use no other module; `pretokenize`, `parallel` and `special` use only
-//! those; `bpe` uses the modules above it; `formats` and `train` use `bpe` and the modules
-//! above it.
+//! (the `Rank` id type) use no other module; `pretokenize`, `normalize`, `parallel`, `special`
+//! and `wordpiece` use only those; `pipeline` uses `normalize`, `pretokenize` and `wordpiece`;
+//! `bpe` uses the modules above it; `formats` and `train` use `bpe` and the modules above it.
 
 pub mod bpe;
 pub mod error;
 pub mod formats;
+pub mod normalize;
 pub mod offsets;
 pub mod parallel;
+pub mod pipeline;
 pub mod pretokenize;
 pub mod special;
 pub mod table;
 pub mod train;
 pub mod types;
+pub mod wordpiece;
 
 pub use bpe::{CoreBpe, Vocab};
 pub use error::CoreError;
+pub use pipeline::BertWordPiece;
 pub use types::Rank;
+pub use wordpiece::WordPiece;

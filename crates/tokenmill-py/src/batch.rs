@@ -7,13 +7,13 @@
 //! outside the parallel speed-up; here the calling thread converts each finished document
 //! (in order) while the workers go on encoding, and encodes documents itself whenever the
 //! next one in order is not ready. What it does not do: pick thread counts (per call, the
-//! caller's) or know what is being encoded (`encode` is any function of one text).
+//! caller's) or know what is being encoded (`encode` is any function of one text and of a
+//! per-thread working memory `S`).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::prelude::*;
 
-use tokenmill_core::bpe::Scratch;
 use tokenmill_core::{CoreError, Rank};
 
 use crate::{map_err, panic_message, py_error};
@@ -23,11 +23,11 @@ use crate::{map_err, panic_message, py_error};
 /// ready, and encodes documents itself while the next one in order is not ready yet, so no
 /// core idles. The first error in input order is returned (no new documents are started
 /// once one fails); a panic becomes `InternalError`.
-pub(crate) fn pipeline<'py, T>(
+pub(crate) fn pipeline<'py, T, S: Default + Send>(
     py: Python<'py>,
     texts: &[&str],
     threads: usize,
-    encode: impl Fn(&str, &mut Scratch) -> Result<Vec<Rank>, CoreError> + Sync,
+    encode: impl Fn(&str, &mut S) -> Result<Vec<Rank>, CoreError> + Sync,
     mut convert: impl FnMut(&[Rank]) -> PyResult<T>,
 ) -> PyResult<Vec<T>> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -49,7 +49,7 @@ pub(crate) fn pipeline<'py, T>(
             let tx = tx.clone();
             let (claim, encode) = (&claim, &encode);
             s.spawn(move || {
-                let mut scratch = Scratch::default();
+                let mut scratch = S::default();
                 while let Some(i) = claim() {
                     let r = catch_unwind(AssertUnwindSafe(|| encode(texts[i], &mut scratch)));
                     if tx.send((i, r)).is_err() {
@@ -62,7 +62,7 @@ pub(crate) fn pipeline<'py, T>(
         let result = (|| {
             let mut pending: Vec<Option<PyResult<Vec<Rank>>>> = (0..texts.len()).map(|_| None).collect();
             let mut out = Vec::with_capacity(texts.len());
-            let mut scratch = Scratch::default();
+            let mut scratch = S::default();
             let store = |pending: &mut Vec<Option<PyResult<Vec<Rank>>>>, (i, r): Item| {
                 let r = match r {
                     Ok(r) => r.map_err(|e| map_err(py, e)),

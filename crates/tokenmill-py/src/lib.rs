@@ -4,16 +4,18 @@
 //!
 //! Layout: this file holds the module definition, the error mapping, `run` and the small
 //! functions (rank files, pre-tokenizing, known patterns); `bpe` the `CoreBPE` and
-//! `SpecialSet` classes; `batch` the ordered batch scheduler; `cuts` the safe-cut functions
-//! for the corpus reader (character offsets); `train` the training classes
-//! and merge loops; `intlist` the cached ints behind `list[int]` results. What it does not do:
-//! algorithms (the core's) or policy (the Python package's).
+//! `SpecialSet` classes; `wordpiece` the `WordPiece` class (the BERT-style pipeline); `batch`
+//! the ordered batch scheduler; `cuts` the safe-cut functions for the corpus reader (character
+//! offsets); `train` the training classes and merge loops; `intlist` the cached ints behind
+//! `list[int]` results. What it does not do: algorithms (the core's) or policy (the Python
+//! package's).
 
 mod batch;
 mod bpe;
 mod cuts;
 mod intlist;
 mod train;
+mod wordpiece;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -115,6 +117,7 @@ fn known_patterns() -> Vec<(&'static str, &'static str)> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bpe::PyCoreBpe>()?;
     m.add_class::<bpe::SpecialSet>()?;
+    m.add_class::<wordpiece::PyWordPiece>()?;
     m.add_function(wrap_pyfunction!(parse_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(dump_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize, m)?)?;

@@ -6,6 +6,7 @@ holding its reader and its writer; `load` recognises a file by its content.
   ``<stem>.json`` pair that ``export("tiktoken", ...)`` writes.
 * `gpt2`: ``encoder.json`` + ``vocab.bpe``.
 * `hf`, `hf_regex`: Hugging Face ``tokenizer.json`` (written; reading is issue 10).
+* `wordpiece_vocab`: BERT's ``vocab.txt`` (read and written).
 
 Importing this package registers the exporters (``tok.export("tiktoken" | "hf" | "gpt2", path)``)
 and the GPT-2 reader (``Encoding.from_gpt2_files``) with `tokenmill.tokenizer`, so the
@@ -21,6 +22,7 @@ from typing import Any
 from .. import _schema
 from .._io import PathLike
 from ..encoding import Encoding
+from ..models import WordPiece
 from ..errors import VocabFormatError
 from ..registry import get_encoding, list_encoding_names
 from ..tokenizer import Tokenizer, register_exporter, register_reader
@@ -28,6 +30,7 @@ from .gpt2 import export_gpt2, load_gpt2_encoding, load_gpt2_files
 from .hf import export_hf, hf_tokenizer_dict
 from .hf_regex import hf_regex
 from .native import load_native, looks_native, save
+from .wordpiece_vocab import export_vocab_txt, load_vocab_txt, looks_like_vocab_txt
 from .tiktoken import dump_tiktoken_bpe, export_tiktoken, load_tiktoken_bpe, load_tiktoken_files, looks_like_rank_file
 
 __all__ = ["load", "save", "export_tiktoken", "export_hf", "export_gpt2", "hf_tokenizer_dict", "hf_regex",
@@ -39,24 +42,28 @@ READABLE = (
     "tokenmill's JSON (tok.save)",
     "a tiktoken rank file with the <stem>.json that export('tiktoken') writes beside it",
     "GPT-2's encoder.json + vocab.bpe (either file, or their directory)",
+    "a WordPiece vocab.txt (options from a tokenizer_config.json beside it)",
 )
 
 
-def _only_byte_bpe(fmt: str, writer):
+def _only(cls: type, what: str, writer):
+    """`writer`, refusing tokenizers of other families with a message that says what to do."""
+
     def export(tok: Tokenizer, path: PathLike) -> list[Path]:
-        if not isinstance(tok, Encoding):
+        if not isinstance(tok, cls):
             raise ValueError(
-                f"the {fmt!r} format holds byte-level BPE encodings; a {type(tok).__name__} is written in "
-                "tokenmill's format: tok.save(path) or tok.export('tokenmill', path)"
+                f"this format holds {what}; a {type(tok).__name__} is written in tokenmill's format: "
+                "tok.save(path) or tok.export('tokenmill', path)"
             )
         return writer(tok, path)
 
     return export
 
 
-register_exporter(["tiktoken"], _only_byte_bpe("tiktoken", export_tiktoken))
-register_exporter(["hf", "huggingface"], _only_byte_bpe("hf", export_hf))
-register_exporter(["gpt2"], _only_byte_bpe("gpt2", export_gpt2))
+register_exporter(["tiktoken"], _only(Encoding, "byte-level BPE encodings", export_tiktoken))
+register_exporter(["hf", "huggingface"], _only(Encoding, "byte-level BPE encodings", export_hf))
+register_exporter(["gpt2"], _only(Encoding, "byte-level BPE encodings", export_gpt2))
+register_exporter(["vocab.txt"], _only(WordPiece, "WordPiece tokenizers", export_vocab_txt))
 register_reader("gpt2", load_gpt2_files)
 
 
@@ -88,7 +95,7 @@ def load(path_or_name: PathLike) -> Any:
     except FileNotFoundError:
         raise FileNotFoundError(2, f"no such file: {str(path)!r}", str(path)) from None
     start = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    if start in (b"{", b"[") or path.suffix.lower() == ".json":
+    if start == b"{" or path.suffix.lower() == ".json":
         d = _schema.read_json(path)
         if looks_native(d):
             return load_native(path, d)
@@ -106,6 +113,8 @@ def load(path_or_name: PathLike) -> Any:
         return load_gpt2_encoding(path.parent / "encoder.json", path)
     if looks_like_rank_file(head):
         return load_tiktoken_files(path)
+    if looks_like_vocab_txt(head):
+        return load_vocab_txt(path)
     raise VocabFormatError(f"unknown file content; tokenmill.load reads {_readable()}", str(path))
 
 

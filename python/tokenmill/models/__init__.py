@@ -1,8 +1,10 @@
-"""The string-vocabulary families, each a `tokenmill.Tokenizer`: classic BPE, word level, char level.
+"""The string-vocabulary families, each a `tokenmill.Tokenizer`: classic BPE, word level, char
+level, WordPiece.
 
 * `ClassicBPE`: character BPE with an end-of-word marker ``</w>`` (Sennrich et al. 2016).
 * `WordLevel`: one token per word or punctuation mark, ``<|unk|>`` for unknown words.
 * `CharLevel`: one token per character.
+* `WordPiece`: BERT's WordPiece (normalizer, pre-tokenizer and model in the Rust core).
 
 They share `tokenmill.models._vocab.VocabTokenizer` (vocabulary, special tokens, the
 interface) and a ``train(corpus, vocab_size=None, ...)`` classmethod taking an iterable of str
@@ -25,5 +27,6 @@ from ._vocab import VocabTokenizer, load_tokenizer_dict
 from .char import CharLevel
 from .classic_bpe import ClassicBPE
 from .wordlevel import WordLevel
+from .wordpiece import WordPiece
 
-__all__ = ["Tokenizer", "VocabTokenizer", "ClassicBPE", "WordLevel", "CharLevel", "load_tokenizer_dict"]
+__all__ = ["Tokenizer", "VocabTokenizer", "ClassicBPE", "WordLevel", "CharLevel", "WordPiece", "load_tokenizer_dict"]

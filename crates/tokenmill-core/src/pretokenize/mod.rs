@@ -11,6 +11,7 @@
 //! This module does not know about special tokens: callers split those off first and
 //! pre-tokenize each segment on its own (so `$` means "end of segment", as in tiktoken).
 
+pub mod bert;
 pub mod cuts;
 pub mod fast;
 pub mod patterns;

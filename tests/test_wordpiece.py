@@ -1,0 +1,103 @@
+"""The WordPiece family (`tokenmill.models.wordpiece`): the same ids, offsets and decoded text as
+Hugging Face `tokenizers` on bert-base-uncased, with and without special tokens; vocab.txt read
+by content and written back; every part of the Tokenizer interface."""
+
+from __future__ import annotations
+
+import gzip
+import pickle
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import peers
+import tokenmill
+from tokenmill.models import WordPiece
+
+tokenizers = pytest.importorskip("tokenizers")
+
+
+@pytest.fixture(scope="module")
+def bert_dir():
+    return peers.shared_data() / "hf" / "bert-base-uncased"
+
+
+@pytest.fixture(scope="module")
+def pair(bert_dir):
+    hf = tokenizers.Tokenizer.from_file(str(bert_dir / "tokenizer.json"))
+    hf.no_padding()  # the file pads and truncates at 128; compare the plain encodings
+    hf.no_truncation()
+    return tokenmill.load(bert_dir / "vocab.txt"), hf
+
+
+def _texts():
+    data = peers.shared_data() / "corpus"
+    lines = (data / "botchan.txt").read_text(encoding="utf-8").splitlines()[:1500]
+    for lang in ("en-US", "fr-FR", "ja-JP", "zh-CN"):
+        with gzip.open(data / f"debian-handbook.{lang}.txt.gz", "rt", encoding="utf-8") as f:
+            lines += [line for line, _ in zip(f, range(400)) if line.strip()]
+    return lines + [
+        "[CLS] hello [SEP]", "a[MASK]b", "[MASK][MASK]", "[mask] is not special", "Héllo, WORLD!! don't", "naïve café 東京 👍🏽",
+        "", "   ", "\t\n", "x" * 150, "unaffable" * 20, "\x00\ufffd\u200b control", "I'm here; he's (not) there.",
+    ]
+
+
+def test_loaded_by_content_with_the_configs_options(pair):
+    tok, _ = pair
+    assert isinstance(tok, WordPiece) and isinstance(tok, tokenmill.Tokenizer)
+    assert tok.vocab_size == 30522 and tok.special_tokens == {"[PAD]": 0, "[UNK]": 100, "[CLS]": 101, "[SEP]": 102, "[MASK]": 103}
+    assert tok.options["lowercase"] is True and tok.unk_token == "[UNK]"
+
+
+@pytest.mark.parametrize("add_special_tokens", [True, False])
+def test_same_ids_offsets_and_decode_as_hf(pair, add_special_tokens):
+    tok, hf = pair
+    bad = []
+    for text in _texts():
+        want = hf.encode(text, add_special_tokens=add_special_tokens)
+        ids, starts = tok.encode_with_offsets(text, add_special_tokens=add_special_tokens)
+        if ids != want.ids or starts != [s for s, _ in want.offsets] or tok.decode(ids) != hf.decode(want.ids):
+            bad.append(text)
+        assert tok.encode(text, add_special_tokens=add_special_tokens) == ids
+    assert not bad, bad[:5]
+    texts = _texts()
+    assert tok.encode_batch(texts, num_threads=2, add_special_tokens=add_special_tokens) == [
+        e.ids for e in hf.encode_batch(texts, add_special_tokens=add_special_tokens)
+    ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60) | st.text(alphabet="aéB.,'[]MASK#\u4e2d \t\n", max_size=60))
+def test_hypothesis_text_matches_hf(pair, text):
+    tok, hf = pair
+    want = hf.encode(text)
+    assert tok.encode(text) == want.ids
+    assert tok.decode(want.ids, skip_special_tokens=False) == hf.decode(want.ids, skip_special_tokens=False)
+
+
+def test_decoder_matches_hf_on_token_sequences(pair):
+    tok, hf = pair
+    for words in (["it", "'", "s"], ["##a", "b", "##c"], ["he", "'", "s", "."], ["don", "'", "t"], ["a", "?", "!", ","], ["[CLS]", "x", "[SEP]"]):
+        ids = [tok.token_to_id(w) for w in words]
+        assert tok.decode(ids, skip_special_tokens=False) == hf.decode(ids, skip_special_tokens=False)
+
+
+def test_files_round_trip(pair, tmp_path):
+    tok, _ = pair
+    text = "Tokenizers split unaffable words, don't they?"
+    assert [p.name for p in tok.export("vocab.txt", tmp_path / "vocab.txt")] == ["vocab.txt"]
+    assert (tmp_path / "vocab.txt").read_bytes() == (peers.shared_data() / "hf" / "bert-base-uncased" / "vocab.txt").read_bytes()
+    tok.save(tmp_path / "bert.json")
+    for other in (tokenmill.load(tmp_path / "vocab.txt"), tokenmill.load(tmp_path / "bert.json"), pickle.loads(pickle.dumps(tok))):
+        assert type(other) is WordPiece and other.encode(text) == tok.encode(text)
+
+
+def test_bad_vocab_files_name_the_line(tmp_path):
+    p = tmp_path / "vocab.txt"
+    p.write_text("[UNK]\nhello\n##s\nhello\n", encoding="utf-8")
+    with pytest.raises(tokenmill.VocabFormatError, match=r"vocab.txt:4: token 'hello' is listed twice"):
+        tokenmill.load(p)
+    p.write_text("[PAD]\nhello\n##s\n", encoding="utf-8")
+    with pytest.raises(tokenmill.TokenmillError, match=r"\[UNK\]"):
+        tokenmill.load(p)
