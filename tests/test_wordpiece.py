@@ -101,3 +101,12 @@ def test_bad_vocab_files_name_the_line(tmp_path):
     p.write_text("[PAD]\nhello\n##s\n", encoding="utf-8")
     with pytest.raises(tokenmill.TokenmillError, match=r"\[UNK\]"):
         tokenmill.load(p)
+
+
+def test_batches_with_special_text_nuls_and_split_specials_equal_single_encodes():
+    tok = WordPiece({"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "[MASK]": 3, "a": 4, "b": 5})
+    docs = ["a\0b", "a[MASK]", "b", "\0\0[MASK]", "", "[MA", "SK]", "a b"]
+    for kw in ({}, {"add_special_tokens": False}, {"allowed_special": set(), "disallowed_special": ()}):
+        assert tok.encode_batch(docs, num_threads=2, **kw) == [tok.encode(d, **kw) for d in docs]
+    with pytest.raises(tokenmill.DisallowedSpecialTokenError):
+        tok.encode_batch(docs, allowed_special=set(), disallowed_special="all")

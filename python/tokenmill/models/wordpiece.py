@@ -21,7 +21,9 @@ and tokenmill's native JSON. Reading a BERT ``tokenizer.json`` and training are 
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping
+from itertools import accumulate
 from typing import Any
 
 from .. import _core
@@ -152,8 +154,40 @@ class WordPiece(VocabTokenizer):
         >>> tok.encode_batch(["hi", "hi hi"], add_special_tokens=False)
         [[3], [3, 3]]
         """
-        threads(num_threads)
-        return [self.encode(t, add_special_tokens=add_special_tokens, **special) for t in iter_texts(texts, "texts")]
+        n = threads(num_threads)
+        texts = list(iter_texts(texts, "texts"))
+        if special:  # explicit special-token policy (it may disallow any literal): per text
+            return [self.encode(t, add_special_tokens=add_special_tokens, **special) for t in texts]
+        # Texts without special-token text (nearly all) go to the core's parallel batch in one
+        # call; the others take the per-text path that splits the special tokens out first.
+        # One scan of the joined texts finds those (25k `in` tests per special cost more).
+        joined = "\0".join(texts)
+        special_docs: set[int] = set()
+        starts: list[int] | None = None
+        for s in self._special_tokens:
+            at = joined.find(s)
+            while at >= 0:
+                if starts is None:
+                    starts = list(accumulate((len(t) + 1 for t in texts[:-1]), initial=0))
+                special_docs.add(bisect_right(starts, at) - 1)
+                at = joined.find(s, at + 1)
+        plain = [i for i in range(len(texts)) if i not in special_docs] if special_docs else range(len(texts))
+        found = self._core_wp.encode_batch([texts[i] for i in plain] if special_docs else texts, n)
+        cls, sep = self._cls_id, self._sep_id
+        if add_special_tokens and (cls is not None or sep is not None):
+            for ids in found:  # fresh lists from the core: extend them in place
+                if cls is not None:
+                    ids.insert(0, cls)
+                if sep is not None:
+                    ids.append(sep)
+        if not special_docs:
+            return found
+        out: list[list[int]] = [[] for _ in texts]
+        for i, ids in zip(plain, found):
+            out[i] = ids
+        for i in sorted(special_docs):
+            out[i] = self.encode(texts[i], add_special_tokens=add_special_tokens)
+        return out
 
     def _wrap(self, ids: list[int]) -> list[int]:
         head = [] if self._cls_id is None else [self._cls_id]
