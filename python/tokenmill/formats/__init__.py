@@ -100,8 +100,9 @@ def load(path_or_name: PathLike) -> Any:
         if looks_native(d):
             return load_native(path, d)
         if isinstance(d, dict) and "model" in d and ("added_tokens" in d or "normalizer" in d):
+            hint = "; for this WordPiece model, load the vocab.txt beside it" if (path.parent / "vocab.txt").is_file() else ""
             raise VocabFormatError(
-                "this is a Hugging Face tokenizer.json, which tokenmill cannot read yet (it can write one: export('hf', path))",
+                f"this is a Hugging Face tokenizer.json, which tokenmill cannot read yet (it can write one: export('hf', path)){hint}",
                 str(path), format="hf",
             )
         if isinstance(d, dict) and d and all(isinstance(v, int) for v in d.values()) and (path.parent / "vocab.bpe").is_file():
