@@ -16,7 +16,25 @@ use pyo3::prelude::*;
 
 use tokenmill_core::{CoreError, Rank};
 
-use crate::{map_err, panic_message, py_error};
+use crate::{map_err, panic_message, py_error, run};
+
+/// Encodes every text and converts each result, in input order: for one thread, all texts in
+/// one call without the interpreter, then the conversions (nothing to overlap); else `pipeline`.
+pub(crate) fn encode_all<'py, T, S: Default + Send>(
+    py: Python<'py>,
+    texts: &[&str],
+    num_threads: usize,
+    encode: impl Fn(&str, &mut S) -> Result<Vec<Rank>, CoreError> + Sync,
+    mut convert: impl FnMut(&[Rank]) -> PyResult<T>,
+) -> PyResult<Vec<T>> {
+    let threads = num_threads.max(1).min(texts.len());
+    if threads <= 1 {
+        let mut scratch = S::default();
+        let all = run(py, || texts.iter().map(|t| encode(t, &mut scratch)).collect::<Result<Vec<_>, _>>())?;
+        return all.iter().map(|ids| convert(ids)).collect();
+    }
+    pipeline(py, texts, threads, encode, convert)
+}
 
 /// Encodes `texts` on `threads` threads, the calling thread being one of them: it converts
 /// the results in input order with `convert` (attached to the interpreter) as they become

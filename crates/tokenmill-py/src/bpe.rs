@@ -16,7 +16,7 @@ use tokenmill_core::parallel::parallel_map_with;
 use tokenmill_core::special::SpecialMatcher;
 use tokenmill_core::{CoreBpe, CoreError, Rank};
 
-use crate::batch::pipeline;
+use crate::batch::encode_all;
 use crate::intlist::IntCache;
 use crate::{map_err, parse_rank_file, run};
 
@@ -235,21 +235,12 @@ impl PyCoreBpe {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
         let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
-        let threads = num_threads.max(1).min(strs.len());
-        if threads <= 1 {
-            let mut scratch = Scratch::default();
-            let all = run(py, || {
-                strs.iter().map(|t| self.encode_impl(t, a, d, &mut scratch)).collect::<Result<Vec<_>, _>>()
-            })?;
-            let lists = all.iter().map(|ids| self.ints.list(py, ids)).collect::<PyResult<Vec<_>>>()?;
-            return PyList::new(py, lists);
-        }
-        // Why a pipeline (see `batch`): lists are built one at a time while attached, so the
-        // calling thread builds them as documents finish instead of after all are encoded.
-        let lists = pipeline(
+        // Why a pipeline for several threads (see `batch`): lists are built one at a time while
+        // attached, so the calling thread builds them as documents finish.
+        let lists = encode_all(
             py,
             &strs,
-            threads,
+            num_threads,
             |t: &str, scratch: &mut Scratch| self.encode_impl(t, a, d, scratch),
             |ids| self.ints.list(py, ids),
         )?;

@@ -13,7 +13,7 @@ use tokenmill_core::normalize::BertNormalizer;
 use tokenmill_core::pipeline::BertScratch;
 use tokenmill_core::{BertWordPiece, WordPiece};
 
-use crate::batch::pipeline;
+use crate::batch::encode_all;
 use crate::intlist::IntCache;
 use crate::run;
 
@@ -84,18 +84,10 @@ impl PyWordPiece {
         num_threads: usize,
     ) -> PyResult<Bound<'py, PyList>> {
         let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
-        let threads = num_threads.max(1).min(strs.len());
-        if threads <= 1 {
-            let mut scratch = BertScratch::default();
-            let all =
-                run(py, || strs.iter().map(|t| self.inner.encode(t, &mut scratch)).collect::<Result<Vec<_>, _>>())?;
-            let lists = all.iter().map(|ids| self.ints.list(py, ids)).collect::<PyResult<Vec<_>>>()?;
-            return PyList::new(py, lists);
-        }
-        let lists = pipeline(
+        let lists = encode_all(
             py,
             &strs,
-            threads,
+            num_threads,
             |t: &str, scratch: &mut BertScratch| self.inner.encode(t, scratch),
             |ids| self.ints.list(py, ids),
         )?;
