@@ -74,3 +74,18 @@ def test_unknown_content_lists_what_load_reads(tmp_path):
 
 def test_shared_data_is_required():
     assert peers.shared_data().is_dir()
+
+
+def test_corrupted_tiktoken_pair_names_the_file_and_line(tmp_path):
+    rank_file, meta = tokenmill.get_encoding("gpt2").export("tiktoken", tmp_path / "g.tiktoken")
+    data = rank_file.read_bytes()
+    rank_file.write_bytes(data[:5000] + b"!!!notbase64 9\n")
+    with pytest.raises(VocabFormatError, match=r"g.tiktoken:\d+: invalid base64"):
+        tokenmill.load(rank_file)
+    rank_file.write_bytes(data)
+    meta.write_text("{oops", encoding="utf-8")
+    with pytest.raises(VocabFormatError, match=r"g.json:1: invalid JSON"):
+        tokenmill.load(rank_file)
+    (tmp_path / "empty").write_bytes(b"")
+    with pytest.raises(VocabFormatError, match="the file is empty"):
+        tokenmill.load(tmp_path / "empty")

@@ -110,3 +110,31 @@ def test_batches_with_special_text_nuls_and_split_specials_equal_single_encodes(
         assert tok.encode_batch(docs, num_threads=2, **kw) == [tok.encode(d, **kw) for d in docs]
     with pytest.raises(tokenmill.DisallowedSpecialTokenError):
         tok.encode_batch(docs, allowed_special=set(), disallowed_special="all")
+
+
+def test_bad_input_gets_tokenmill_errors(tmp_path, pair):
+    tok, _ = pair
+    cases = {
+        "utf8.txt": (b"[UNK]\n\xff\xfe\n##s\n", r"utf8.txt: not valid UTF-8 at byte 6"),
+        "blank.txt": (b"[UNK]\n\n##s\n", r"blank.txt:2: empty line"),
+        "empty.txt": (b"", r"empty.txt: the file is empty"),
+    }
+    for name, (data, match) in cases.items():
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(tokenmill.VocabFormatError, match=match):
+            tokenmill.load(tmp_path / name)
+    with pytest.raises(tokenmill.TokenIdError):
+        tok.decode([10**9])
+    with pytest.raises(TypeError, match="str"):
+        tok.encode(b"bytes")
+
+
+def test_surrogates_nuls_and_huge_inputs(pair):
+    tok, hf = pair
+    # Lone surrogates are repaired as tiktoken does (U+FFFD), on every path.
+    assert tok.encode("a\ud800b") == tok.encode("a\ufffdb") == hf.encode("a\ufffdb").ids
+    assert tok.encode_batch(["x\udfff y", "ok"]) == [tok.encode("x\ufffd y"), tok.encode("ok")]
+    assert tok.encode_with_offsets("a\ud800 b")[0] == tok.encode("a\ufffd b")
+    for text in ("x" * 1_000_000, " " * 1_000_000, "a." * 500_000, "\0" * 100_000, "9" * 1_000_000):
+        ids = tok.encode(text, add_special_tokens=False)
+        assert ids == hf.encode(text, add_special_tokens=False).ids

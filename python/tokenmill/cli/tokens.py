@@ -114,7 +114,7 @@ def _tokenizer(name_or_path: str) -> Tokenizer:
     if not os.path.exists(name_or_path):
         raise CliError(
             f"{name_or_path!r} is neither a standard encoding ({', '.join(list_encoding_names())}) nor a file; "
-            "give a name or the path of a tokenizer file (tokenmill JSON, a tiktoken export, GPT-2 files)"
+            "give a name or the path of a tokenizer file (tokenmill JSON, a tiktoken export, GPT-2 files, a WordPiece vocab.txt)"
         )
     return load(name_or_path)
 
@@ -358,7 +358,7 @@ def add_parsers(sub, common) -> None:
     def enc_opt(p, default="cl100k_base"):
         p.add_argument("-e", "--tokenizer", "--encoding", dest="tokenizer", default=default, metavar="NAME|PATH",
                        help=f"a standard encoding ({', '.join(list_encoding_names())}) or any file tokenmill.load reads "
-                            "(tokenmill JSON, a tiktoken export, GPT-2 encoder.json/vocab.bpe)"
+                            "(tokenmill JSON, a tiktoken export, GPT-2 encoder.json/vocab.bpe, a WordPiece vocab.txt)"
                             + (f"; default {default}" if default else ""))
 
     def input_opts(p, text=True):

@@ -94,6 +94,8 @@ def load(path_or_name: PathLike) -> Any:
             head = f.read(4096)
     except FileNotFoundError:
         raise FileNotFoundError(2, f"no such file: {str(path)!r}", str(path)) from None
+    if not head.strip():
+        raise VocabFormatError(f"the file is empty; tokenmill.load reads {_readable()}", str(path))
     start = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     if start == b"{" or path.suffix.lower() == ".json":
         d = _schema.read_json(path)

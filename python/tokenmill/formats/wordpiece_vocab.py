@@ -25,8 +25,9 @@ def looks_like_vocab_txt(head: bytes) -> bool:
     >>> looks_like_vocab_txt(b"[PAD]\\n[UNK]\\nthe\\n##s\\n"), looks_like_vocab_txt(b"IQ== 0\\n")
     (True, False)
     """
+    # An empty line is malformed, but still a vocab.txt: the reader then names the line.
     lines = head.split(b"\n")[:-1] or head.split(b"\n")
-    if len(lines) < 2 or any(not line.strip() or b" " in line or b"\t" in line for line in lines):
+    if len(lines) < 2 or any(b" " in line or b"\t" in line for line in lines):
         return False
     return any(line.rstrip(b"\r") == b"[UNK]" or line.startswith(b"##") for line in lines)
 

@@ -12,6 +12,8 @@ semantics around the model:
 * ``decode(ids, skip_special_tokens=True)`` as HF's WordPiece decoder with ``cleanup``:
   tokens joined by spaces, ``" ##"`` removed, spaces before punctuation and English
   contractions tidied.
+* Lone surrogates in a Python str are repaired as tiktoken does (pairs joined, lone halves
+  U+FFFD); offsets then refer to the repaired text.
 * A word longer than ``max_input_chars_per_word`` characters, or with a part that no token
   matches, is one unknown token (HF's rule).
 
@@ -27,7 +29,7 @@ from itertools import accumulate
 from typing import Any
 
 from .. import _core
-from .._args import iter_texts, threads
+from .._args import fix_surrogates, has_surrogates, iter_texts, threads
 from .._schema import check_keys, field
 from ..errors import VocabFormatError
 from ._vocab import VocabTokenizer
@@ -172,7 +174,11 @@ class WordPiece(VocabTokenizer):
                 special_docs.add(bisect_right(starts, at) - 1)
                 at = joined.find(s, at + 1)
         plain = [i for i in range(len(texts)) if i not in special_docs] if special_docs else range(len(texts))
-        found = self._core_wp.encode_batch([texts[i] for i in plain] if special_docs else texts, n)
+        todo = [texts[i] for i in plain] if special_docs else texts
+        try:
+            found = self._core_wp.encode_batch(todo, n)
+        except UnicodeEncodeError:  # lone surrogates: repaired as in `_encode_segment`
+            found = self._core_wp.encode_batch([fix_surrogates(t) for t in todo], n)
         cls, sep = self._cls_id, self._sep_id
         if add_special_tokens and (cls is not None or sep is not None):
             for ids in found:  # fresh lists from the core: extend them in place
@@ -195,6 +201,8 @@ class WordPiece(VocabTokenizer):
         return head + ids + tail
 
     def _encode_segment(self, text: str, offsets: list[int] | None = None, base: int = 0) -> list[int]:
+        if has_surrogates(text):  # as tiktoken repairs them: pairs joined, lone halves U+FFFD
+            text = fix_surrogates(text)
         if offsets is None:
             return self._core_wp.encode(text)
         ids, spans = self._core_wp.encode_with_offsets(text)
