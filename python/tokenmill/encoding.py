@@ -261,7 +261,11 @@ class Encoding(Tokenizer):
     # ----------------------------------------------------------------- specials
     def _special_sets(self, allowed_special, disallowed_special):
         """Resolves the two arguments to core SpecialSets (or None), cached per combination."""
-        key = (freeze(allowed_special, "allowed_special"), freeze(disallowed_special, "disallowed_special"))
+        # The isinstance tests inline: this runs on every encode call, usually with the defaults.
+        key = (
+            allowed_special if isinstance(allowed_special, (str, frozenset)) else freeze(allowed_special, "allowed_special"),
+            disallowed_special if isinstance(disallowed_special, (str, frozenset)) else freeze(disallowed_special, "disallowed_special"),
+        )
         hit = self._special_cache.get(key)
         if hit is not None:
             return hit
