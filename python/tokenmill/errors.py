@@ -15,6 +15,7 @@ __all__ = [
     "TokenmillError",
     "VocabFormatError",
     "VocabWarning",
+    "UnsupportedError",
     "PatternError",
     "SpecialTokenError",
     "DisallowedSpecialTokenError",
@@ -59,6 +60,17 @@ class VocabFormatError(TokenmillError, ValueError):
     def at(self, path: str, format: str | None = None) -> "VocabFormatError":
         """The same error, attributed to `path`."""
         return type(self)(self.reason, path, self.line, format or self.format)
+
+
+class UnsupportedError(VocabFormatError, NotImplementedError):
+    """A peer's file uses a component or option tokenmill does not implement (yet).
+
+    The message names the component with its place in the file (``model.type: Unigram``) and
+    lists what is supported; nothing is ever encoded with a silently different meaning.
+
+    >>> isinstance(UnsupportedError("x"), (ValueError, NotImplementedError))
+    True
+    """
 
 
 class VocabWarning(UserWarning):

@@ -28,6 +28,10 @@ pub enum CoreError {
     /// which argument and why.
     #[error("{0}")]
     Input(String),
+    /// A component or option of a peer's file that tokenmill does not implement; the message
+    /// names it (with its JSON path) and lists what is supported.
+    #[error("{0}")]
+    Unsupported(String),
     /// A state that should not happen: a worker thread that panicked, a poisoned lock, a
     /// "cannot happen" branch. A bug in tokenmill, not in the caller's input.
     #[error("{0}")]

@@ -18,6 +18,7 @@
 pub mod bpe;
 pub mod error;
 pub mod formats;
+pub mod hf;
 pub mod normalize;
 pub mod offsets;
 pub mod parallel;

@@ -46,6 +46,7 @@ pub(crate) fn map_err(py: Python<'_>, e: CoreError) -> PyErr {
         CoreError::DisallowedSpecial { token, start } => py_error(py, "DisallowedSpecialTokenError", (token, start)),
         CoreError::Cancelled => PyErr::new::<pyo3::exceptions::PyKeyboardInterrupt, _>("training was cancelled"),
         CoreError::Input(msg) => py_error(py, "InputError", (msg,)),
+        CoreError::Unsupported(msg) => py_error(py, "UnsupportedError", (msg,)),
         CoreError::Internal(msg) => py_error(py, "InternalError", (msg,)),
     }
 }

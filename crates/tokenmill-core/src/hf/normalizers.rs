@@ -1,0 +1,25 @@
+//! STUB (helper A): HF normalizers.
+
+use serde_json::Value;
+
+use super::normalized::NormalizedString;
+use crate::error::CoreError;
+
+#[derive(Debug, Clone)]
+pub enum Normalizer {
+    Sequence(Vec<Normalizer>),
+}
+
+impl Normalizer {
+    /// Builds the normalizer of `v` (the `normalizer` field, at `path`).
+    pub fn from_json(v: &Value, path: &str) -> Result<Self, CoreError> {
+        let _ = v;
+        Err(CoreError::Unsupported(format!("{path}: normalizers are not implemented yet")))
+    }
+
+    pub fn normalize(&self, n: &mut NormalizedString) -> Result<(), CoreError> {
+        match self {
+            Normalizer::Sequence(v) => v.iter().try_for_each(|x| x.normalize(n)),
+        }
+    }
+}

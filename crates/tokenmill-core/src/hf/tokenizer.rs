@@ -1,0 +1,4 @@
+//! `HfTokenizer` (me).
+
+#[derive(Debug, Clone)]
+pub struct HfTokenizer;
