@@ -4,7 +4,8 @@
 //!
 //! Layout: this file holds the module definition, the error mapping, `run` and the small
 //! functions (rank files, pre-tokenizing, known patterns); `bpe` the `CoreBPE` and
-//! `SpecialSet` classes; `wordpiece` the `WordPiece` class (the BERT-style pipeline); `batch`
+//! `SpecialSet` classes; `wordpiece` the `WordPiece` class (the BERT-style pipeline); `hf` the `HfTokenizer` class
+//! (a whole `tokenizer.json`); `batch`
 //! the ordered batch scheduler; `cuts` the safe-cut functions for the corpus reader (character
 //! offsets); `train` the training classes and merge loops; `intlist` the cached ints behind
 //! `list[int]` results. What it does not do: algorithms (the core's) or policy (the Python
@@ -13,6 +14,7 @@
 mod batch;
 mod bpe;
 mod cuts;
+mod hf;
 mod intlist;
 mod train;
 mod wordpiece;
@@ -119,6 +121,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bpe::PyCoreBpe>()?;
     m.add_class::<bpe::SpecialSet>()?;
     m.add_class::<wordpiece::PyWordPiece>()?;
+    m.add_class::<hf::PyHfTokenizer>()?;
     m.add_function(wrap_pyfunction!(parse_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(dump_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize, m)?)?;

@@ -1,1 +1,301 @@
-//! Added tokens (me).
+//! Added tokens of a `tokenizer.json` (its `added_tokens` list), with HF's exact semantics:
+//! which id each one gets, and how a text is split on them before the rest of the pipeline.
+//!
+//! Ids: HF re-adds the listed tokens one by one when it loads a file. A token whose content is
+//! already known (an earlier added token, or a token of the model's vocabulary) takes that
+//! id; any other takes the next free id, counting up from the model's vocabulary size. So the
+//! `id` written in the file is not what decides; it only agrees in well-formed files (HF
+//! only warns when it does not, and so do we: `mismatches` lists them).
+//!
+//! Splitting (`split`): first the tokens with `normalized: false` are found in the original
+//! text; each remaining piece is normalized on its own and the tokens with `normalized: true`
+//! are found in it (by their normalized content). Matching is leftmost-longest; a
+//! `single_word` token only counts with no word character on either side; `lstrip` /
+//! `rstrip` take the whitespace before / after the token into it (so its offsets include
+//! that whitespace, as HF's do). What this module does not do: pre-tokenize or encode the
+//! pieces between added tokens (`tokenizer`).
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde_json::Value;
+
+use super::json::{index, Obj};
+use super::models::Model;
+use super::normalized::NormalizedString;
+use super::normalizers::Normalizer;
+use crate::error::CoreError;
+
+/// One entry of `added_tokens`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddedToken {
+    pub content: String,
+    pub single_word: bool,
+    pub lstrip: bool,
+    pub rstrip: bool,
+    pub normalized: bool,
+    pub special: bool,
+}
+
+/// A piece of the text after splitting on added tokens: either an added token (its id) or
+/// normalized text still to be pre-tokenized and encoded.
+#[derive(Debug, Clone)]
+pub struct Piece {
+    pub text: NormalizedString,
+    pub added: Option<u32>,
+}
+
+/// The added tokens of a tokenizer and the matchers that find them. Immutable.
+#[derive(Debug, Clone, Default)]
+pub struct AddedVocabulary {
+    /// content -> id
+    ids: FxHashMap<String, u32>,
+    /// id -> token (the last one given for that id, as HF's map)
+    tokens: FxHashMap<u32, AddedToken>,
+    /// id -> normalized content, for `normalized` tokens whose content the normalizer changes
+    normalized_content: FxHashMap<u32, String>,
+    special: FxHashSet<String>,
+    /// Matchers over the original text (`normalized: false`) and the normalized text, with
+    /// the id of each pattern.
+    raw: Option<(AhoCorasick, Vec<u32>)>,
+    norm: Option<(AhoCorasick, Vec<u32>)>,
+    /// Tokens whose id in the file differs from the one HF gives them: `(content, file id, id)`.
+    pub mismatches: Vec<(String, u32, u32)>,
+}
+
+impl AddedVocabulary {
+    /// Reads `added_tokens` (at `path`) and gives each token its id as HF does (see the module
+    /// docstring); `normalizer` is the file's, applied to `normalized` tokens' content.
+    pub fn from_json(
+        v: Option<&Value>,
+        path: &str,
+        model: &Model,
+        normalizer: Option<&Normalizer>,
+    ) -> Result<Self, CoreError> {
+        let mut out = AddedVocabulary::default();
+        let Some(v) = v.filter(|v| !v.is_null()) else {
+            return Ok(out);
+        };
+        let list = v.as_array().ok_or_else(|| super::json::bad(path, "expected a list of added tokens"))?;
+        let mut next_id = u32::try_from(model.vocab_size())
+            .map_err(|_| super::json::bad(path, "the model's vocabulary is too large"))?;
+        for (i, item) in list.iter().enumerate() {
+            let p = index(path, i);
+            let o = Obj::new(item, &p)?;
+            o.only(&["id", "content", "single_word", "lstrip", "rstrip", "normalized", "special"])?;
+            let file_id = o.u32("id")?;
+            let special = o.bool_or("special", false)?;
+            let token = AddedToken {
+                content: o.str("content")?.to_string(),
+                single_word: o.bool_or("single_word", false)?,
+                lstrip: o.bool_or("lstrip", false)?,
+                rstrip: o.bool_or("rstrip", false)?,
+                // HF's default: special tokens are matched in the original text.
+                normalized: o.bool_or("normalized", !special)?,
+                special,
+            };
+            if token.content.is_empty() {
+                continue; // HF ignores empty tokens
+            }
+            if out.ids.get(&token.content).and_then(|id| out.tokens.get(id)) == Some(&token) {
+                continue;
+            }
+            let id = match out.ids.get(&token.content).copied().or_else(|| model.token_to_id(&token.content)) {
+                Some(id) => id,
+                None => {
+                    let id = next_id;
+                    next_id = next_id.checked_add(1).ok_or_else(|| super::json::bad(&p, "too many tokens"))?;
+                    id
+                }
+            };
+            if id != file_id {
+                out.mismatches.push((token.content.clone(), file_id, id));
+            }
+            if token.normalized {
+                if let Some(n) = normalizer {
+                    let normed = n.normalize_str(&token.content)?;
+                    if normed != token.content {
+                        out.normalized_content.insert(id, normed);
+                    }
+                }
+            }
+            out.ids.insert(token.content.clone(), id);
+            if token.special {
+                out.special.insert(token.content.clone());
+            }
+            out.tokens.insert(id, token);
+        }
+        out.build_matchers()?;
+        Ok(out)
+    }
+
+    fn build_matchers(&mut self) -> Result<(), CoreError> {
+        let mut raw: Vec<(&str, u32)> = Vec::new();
+        let mut norm: Vec<(&str, u32)> = Vec::new();
+        for (&id, t) in &self.tokens {
+            if t.normalized {
+                let p = self.normalized_content.get(&id).map_or(t.content.as_str(), String::as_str);
+                if !p.is_empty() {
+                    norm.push((p, id));
+                }
+            } else {
+                raw.push((t.content.as_str(), id));
+            }
+        }
+        // Sorted so that the matcher (and so any tie between equal patterns) is the same on
+        // every run; HF's order here is a hash map's.
+        raw.sort_unstable();
+        norm.sort_unstable();
+        self.raw = matcher(&raw)?;
+        self.norm = matcher(&norm)?;
+        Ok(())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+
+    /// The id of an added token's content.
+    pub fn token_to_id(&self, content: &str) -> Option<u32> {
+        self.ids.get(content).copied()
+    }
+
+    /// The string of an added token's id as decoding sees it: its normalized content when the
+    /// normalizer changes it (so that the decoder can undo that), else its content.
+    pub fn id_to_token(&self, id: u32) -> Option<&str> {
+        let t = self.tokens.get(&id)?;
+        Some(self.normalized_content.get(&id).map_or(t.content.as_str(), String::as_str))
+    }
+
+    /// The added token of an id.
+    pub fn get(&self, id: u32) -> Option<&AddedToken> {
+        self.tokens.get(&id)
+    }
+
+    /// True for the content of a `special` added token.
+    pub fn is_special(&self, content: &str) -> bool {
+        self.special.contains(content)
+    }
+
+    /// Every `(content, id)`.
+    pub fn vocab(&self) -> Vec<(String, u32)> {
+        let mut v: Vec<(String, u32)> = self.ids.iter().map(|(c, &id)| (c.clone(), id)).collect();
+        v.sort_unstable_by_key(|&(_, id)| id);
+        v
+    }
+
+    /// Every added token with its id, in id order.
+    pub fn tokens(&self) -> Vec<(u32, &AddedToken)> {
+        let mut v: Vec<(u32, &AddedToken)> = self.tokens.iter().map(|(&id, t)| (id, t)).collect();
+        v.sort_unstable_by_key(|&(id, _)| id);
+        v
+    }
+
+    /// Splits `text` (which starts at byte `base` of the whole original) on added tokens,
+    /// normalizing the pieces between them; see the module docstring. Empty pieces are
+    /// dropped. `skip_special`: special tokens are not matched (HF's
+    /// `encode_special_tokens`). `track`: keep alignments (for offsets).
+    pub fn split(
+        &self,
+        text: &str,
+        base: usize,
+        normalizer: Option<&Normalizer>,
+        track: bool,
+        skip_special: bool,
+        out: &mut Vec<Piece>,
+    ) -> Result<(), CoreError> {
+        let whole = NormalizedString::new(text, base, track);
+        let mut first: Vec<Piece> = Vec::new();
+        self.split_one(whole, self.raw.as_ref(), skip_special, &mut first);
+        for piece in first {
+            if piece.added.is_some() {
+                out.push(piece);
+                continue;
+            }
+            let mut n = piece.text;
+            if let Some(norm) = normalizer {
+                norm.normalize(&mut n)?;
+            }
+            if n.is_empty() {
+                continue;
+            }
+            self.split_one(n, self.norm.as_ref(), skip_special, out);
+        }
+        Ok(())
+    }
+
+    fn split_one(
+        &self,
+        n: NormalizedString,
+        matcher: Option<&(AhoCorasick, Vec<u32>)>,
+        skip_special: bool,
+        out: &mut Vec<Piece>,
+    ) {
+        let Some((ac, ids)) = matcher else {
+            if !n.is_empty() {
+                out.push(Piece { text: n, added: None });
+            }
+            return;
+        };
+        let s = n.as_str();
+        let mut pos = 0;
+        let mut found: Vec<(usize, usize, u32)> = Vec::new();
+        for m in ac.find_iter(s) {
+            let (mut start, mut stop) = (m.start(), m.end());
+            let Some(&id) = ids.get(m.pattern().as_usize()) else { continue };
+            let Some(tok) = self.tokens.get(&id) else { continue };
+            if skip_special && tok.special {
+                continue;
+            }
+            if tok.single_word {
+                let before_ok = start == 0 || !s[..start].chars().next_back().is_some_and(is_word_char);
+                let after_ok = stop == s.len() || !s[stop..].chars().next().is_some_and(is_word_char);
+                if !before_ok || !after_ok {
+                    continue;
+                }
+            }
+            if tok.lstrip {
+                // The whitespace before it, but not what an earlier token already took.
+                let ws = s[..start].chars().rev().take_while(|c| c.is_whitespace()).map(char::len_utf8).sum::<usize>();
+                start = (start - ws).max(pos);
+            }
+            if tok.rstrip {
+                stop += s[stop..].chars().take_while(|c| c.is_whitespace()).map(char::len_utf8).sum::<usize>();
+            }
+            found.push((start, stop, id));
+            pos = stop;
+        }
+        if found.is_empty() {
+            if !n.is_empty() {
+                out.push(Piece { text: n, added: None });
+            }
+            return;
+        }
+        let mut pos = 0;
+        for (start, stop, id) in found {
+            if pos < start {
+                out.push(Piece { text: n.slice(pos, start), added: None });
+            }
+            out.push(Piece { text: n.slice(start, stop), added: Some(id) });
+            pos = stop;
+        }
+        if pos < s.len() {
+            out.push(Piece { text: n.slice(pos, s.len()), added: None });
+        }
+    }
+}
+
+/// `\w` as the `regex` crate (and so HF) defines it.
+fn is_word_char(c: char) -> bool {
+    regex_syntax::is_word_character(c)
+}
+
+fn matcher(patterns: &[(&str, u32)]) -> Result<Option<(AhoCorasick, Vec<u32>)>, CoreError> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let ac = AhoCorasickBuilder::new()
+        .match_kind(MatchKind::LeftmostLongest)
+        .build(patterns.iter().map(|(p, _)| p))
+        .map_err(|e| CoreError::Vocab(format!("added_tokens: cannot build the matcher: {e}")))?;
+    Ok(Some((ac, patterns.iter().map(|&(_, id)| id).collect())))
+}

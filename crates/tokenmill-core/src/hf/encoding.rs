@@ -16,3 +16,24 @@ pub struct Encoding {
     /// Which sequence (0 or 1) each token belongs to, as ranges: `(sequence id, token range)`.
     pub sequence_ranges: Vec<(usize, std::ops::Range<usize>)>,
 }
+
+/// STUB
+#[derive(Debug, Clone)]
+pub struct TruncationParams;
+/// STUB
+#[derive(Debug, Clone)]
+pub struct PaddingParams;
+
+impl TruncationParams {
+    pub fn from_json(_v: &serde_json::Value, path: &str) -> Result<Self, crate::error::CoreError> {
+        Err(crate::error::CoreError::Unsupported(format!("{path}: not yet")))
+    }
+}
+impl PaddingParams {
+    pub fn from_json(_v: &serde_json::Value, path: &str) -> Result<Self, crate::error::CoreError> {
+        Err(crate::error::CoreError::Unsupported(format!("{path}: not yet")))
+    }
+}
+pub fn pad_encodings(_e: &mut [Encoding], _p: &PaddingParams) -> Result<(), crate::error::CoreError> {
+    Ok(())
+}

@@ -17,6 +17,12 @@ impl Normalizer {
         Err(CoreError::Unsupported(format!("{path}: normalizers are not implemented yet")))
     }
 
+    pub fn normalize_str(&self, s: &str) -> Result<String, CoreError> {
+        let mut n = NormalizedString::new(s, 0, false);
+        self.normalize(&mut n)?;
+        Ok(n.as_str().to_string())
+    }
+
     pub fn normalize(&self, n: &mut NormalizedString) -> Result<(), CoreError> {
         match self {
             Normalizer::Sequence(v) => v.iter().try_for_each(|x| x.normalize(n)),

@@ -34,3 +34,18 @@ impl PostProcessor {
         Ok(encoding)
     }
 }
+
+/// STUB
+pub fn post_process(
+    encoding: Encoding,
+    pair: Option<Encoding>,
+    add_special_tokens: bool,
+    processor: Option<&PostProcessor>,
+    _truncation: Option<&super::encoding::TruncationParams>,
+    _padding: Option<&super::encoding::PaddingParams>,
+) -> Result<Encoding, CoreError> {
+    match processor {
+        Some(p) => p.process(encoding, pair, add_special_tokens),
+        None => Ok(encoding),
+    }
+}

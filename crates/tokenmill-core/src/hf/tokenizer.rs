@@ -1,4 +1,386 @@
-//! `HfTokenizer` (me).
+//! `HfTokenizer`: a whole `tokenizer.json` pipeline, HF's `TokenizerImpl` semantics.
+//!
+//! Encoding one sequence: added tokens are split out (`added`), each other piece is normalized
+//! and pre-tokenized into words, each word is tokenized by the model; then the encoding (and
+//! the pair's) is truncated, post-processed and padded (`processors::post_process`). Offsets
+//! are character offsets in the sequence's text, as HF's Python binding gives them.
+//!
+//! Two paths, one meaning: `encode` builds the full `Encoding` (tokens, offsets, words,
+//! masks); `encode_ids` only the ids (no alignment bookkeeping, no token strings), for the
+//! common case. Both run the same stages. The heavy parts are shared behind an `Arc`, so a
+//! copy with other truncation or padding settings (`with_truncation`, `with_padding`) costs
+//! nothing. What this module does not do: read files (the caller passes the JSON bytes) or
+//! implement any stage itself.
 
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::added::{AddedVocabulary, Piece};
+use super::decoders::Decoder;
+use super::encoding::{pad_encodings, Encoding, PaddingParams, TruncationParams};
+use super::json::{bad, Obj};
+use super::models::{Model, Token};
+use super::normalized::NormalizedString;
+use super::normalizers::Normalizer;
+use super::pretokenizers::PreTokenizer;
+use super::processors::{post_process, PostProcessor};
+use crate::error::CoreError;
+use crate::parallel::parallel_map_with;
+
+/// The stages of a tokenizer (immutable, shared by copies).
+#[derive(Debug)]
+pub struct Pipeline {
+    pub normalizer: Option<Normalizer>,
+    pub pre_tokenizer: Option<PreTokenizer>,
+    pub model: Model,
+    pub added: AddedVocabulary,
+    pub post_processor: Option<PostProcessor>,
+    pub decoder: Option<Decoder>,
+}
+
+/// A Hugging Face tokenizer: its pipeline and its truncation and padding settings.
 #[derive(Debug, Clone)]
-pub struct HfTokenizer;
+pub struct HfTokenizer {
+    pub pipeline: Arc<Pipeline>,
+    pub truncation: Option<TruncationParams>,
+    pub padding: Option<PaddingParams>,
+}
+
+/// Per-thread working memory.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    pieces: Vec<Piece>,
+    words: Vec<NormalizedString>,
+    tokens: Vec<Token>,
+}
+
+const TOP_KEYS: &[&str] =
+    &["version", "truncation", "padding", "added_tokens", "normalizer", "pre_tokenizer", "model", "post_processor", "decoder"];
+
+impl HfTokenizer {
+    /// Parses the bytes of a `tokenizer.json`. Malformed JSON: an error with line and column.
+    pub fn from_json_bytes(data: &[u8]) -> Result<Self, CoreError> {
+        let v: Value = serde_json::from_slice(data).map_err(|e| {
+            CoreError::Vocab(format!("line {}, column {}: invalid JSON: {e}", e.line(), e.column()))
+        })?;
+        Self::from_value(&v)
+    }
+
+    /// Builds the tokenizer of a parsed `tokenizer.json`.
+    pub fn from_value(v: &Value) -> Result<Self, CoreError> {
+        let top = Obj::new(v, "tokenizer.json")?;
+        let top = Obj { map: top.map, path: "" };
+        for key in top.map.keys() {
+            if !TOP_KEYS.contains(&key.as_str()) {
+                return Err(CoreError::Unsupported(format!(
+                    "{key}: unknown top-level field of a tokenizer.json (known: {})",
+                    TOP_KEYS.join(", ")
+                )));
+            }
+        }
+        if let Some(ver) = top.opt("version") {
+            if ver.as_str() != Some("1.0") {
+                return Err(bad("version", format!("{ver} is not a tokenizer.json version tokenmill reads (\"1.0\")")));
+            }
+        }
+        let model = Model::from_json(top.req("model")?, "model")?;
+        let normalizer = top.opt("normalizer").map(|n| Normalizer::from_json(n, "normalizer")).transpose()?;
+        let pre_tokenizer = top.opt("pre_tokenizer").map(|p| PreTokenizer::from_json(p, "pre_tokenizer")).transpose()?;
+        let post_processor =
+            top.opt("post_processor").map(|p| PostProcessor::from_json(p, "post_processor")).transpose()?;
+        let decoder = top.opt("decoder").map(|d| Decoder::from_json(d, "decoder")).transpose()?;
+        let truncation = top.opt("truncation").map(|t| TruncationParams::from_json(t, "truncation")).transpose()?;
+        let padding = top.opt("padding").map(|p| PaddingParams::from_json(p, "padding")).transpose()?;
+        let added = AddedVocabulary::from_json(top.get("added_tokens"), "added_tokens", &model, normalizer.as_ref())?;
+        let pipeline = Pipeline { normalizer, pre_tokenizer, model, added, post_processor, decoder };
+        Ok(HfTokenizer { pipeline: Arc::new(pipeline), truncation, padding })
+    }
+
+    /// A copy with other truncation settings (None: off).
+    pub fn with_truncation(&self, truncation: Option<TruncationParams>) -> Self {
+        HfTokenizer { truncation, ..self.clone() }
+    }
+
+    /// A copy with other padding settings (None: off).
+    pub fn with_padding(&self, padding: Option<PaddingParams>) -> Self {
+        HfTokenizer { padding, ..self.clone() }
+    }
+
+    // ------------------------------------------------------------------ one sequence
+
+    /// Splits `text` into the pipeline's words: added tokens and pre-tokens, in order.
+    fn words(&self, text: &str, track: bool, s: &mut Scratch) -> Result<Vec<Piece>, CoreError> {
+        let p = &*self.pipeline;
+        s.pieces.clear();
+        p.added.split(text, 0, p.normalizer.as_ref(), track, false, &mut s.pieces)?;
+        let mut out = Vec::with_capacity(s.pieces.len());
+        for piece in s.pieces.drain(..) {
+            if piece.added.is_some() {
+                out.push(piece);
+                continue;
+            }
+            match &p.pre_tokenizer {
+                None => out.push(piece),
+                Some(pt) => {
+                    s.words.clear();
+                    s.words.push(piece.text);
+                    pt.pre_tokenize(&mut s.words)?;
+                    out.extend(s.words.drain(..).filter(|w| !w.is_empty()).map(|w| Piece { text: w, added: None }));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Appends the ids of `text` (one sequence, no post-processing) to `ids`.
+    pub fn sequence_ids(&self, text: &str, ids: &mut Vec<u32>, s: &mut Scratch) -> Result<(), CoreError> {
+        let words = self.words(text, false, s)?;
+        for w in &words {
+            match w.added {
+                Some(id) => ids.push(id),
+                None => {
+                    s.tokens.clear();
+                    self.pipeline.model.tokenize(w.text.as_str(), &mut s.tokens)?;
+                    ids.extend(s.tokens.iter().map(|t| t.id));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The full encoding of one sequence before post-processing, with character offsets in
+    /// `text`, HF's `encode_single_sequence`.
+    pub fn sequence_encoding(&self, text: &str, type_id: u32, s: &mut Scratch) -> Result<Encoding, CoreError> {
+        let p = &*self.pipeline;
+        let words = self.words(text, true, s)?;
+        let mut e = Encoding::default();
+        for (wi, w) in words.iter().enumerate() {
+            let word = Some(wi as u32);
+            match w.added {
+                Some(id) => {
+                    e.ids.push(id);
+                    e.tokens.push(w.text.as_str().to_string());
+                    e.offsets.push(w.text.original_range(0, w.text.len()));
+                    e.words.push(word);
+                }
+                None => {
+                    s.tokens.clear();
+                    p.model.tokenize(w.text.as_str(), &mut s.tokens)?;
+                    for t in &s.tokens {
+                        e.ids.push(t.id);
+                        e.tokens.push(p.model.id_to_token(t.id).unwrap_or_default().to_string());
+                        e.offsets.push(w.text.original_range(t.start as usize, t.end as usize));
+                        e.words.push(word);
+                    }
+                }
+            }
+        }
+        to_char_offsets(text, &mut e.offsets);
+        let n = e.ids.len();
+        e.type_ids = vec![type_id; n];
+        e.special_tokens_mask = vec![0; n];
+        e.attention_mask = vec![1; n];
+        Ok(e)
+    }
+
+    // ------------------------------------------------------------------ public encoding
+
+    /// HF's `encode(text, pair, add_special_tokens)`: truncated, post-processed, padded.
+    pub fn encode(&self, text: &str, pair: Option<&str>, add_special_tokens: bool) -> Result<Encoding, CoreError> {
+        self.encode_with(text, pair, add_special_tokens, &mut Scratch::default())
+    }
+
+    fn encode_with(
+        &self,
+        text: &str,
+        pair: Option<&str>,
+        add_special_tokens: bool,
+        s: &mut Scratch,
+    ) -> Result<Encoding, CoreError> {
+        let e = self.sequence_encoding(text, 0, s)?;
+        let pe = pair.map(|t| self.sequence_encoding(t, 1, s)).transpose()?;
+        post_process(
+            e,
+            pe,
+            add_special_tokens,
+            self.pipeline.post_processor.as_ref(),
+            self.truncation.as_ref(),
+            self.padding.as_ref(),
+        )
+    }
+
+    /// The ids of `encode(text, None, add_special_tokens)`, without building what only the full
+    /// encoding needs when no truncation or padding is set.
+    pub fn encode_ids(&self, text: &str, add_special_tokens: bool, s: &mut Scratch) -> Result<Vec<u32>, CoreError> {
+        if self.truncation.is_some() || self.padding.is_some() {
+            return Ok(self.encode_with(text, None, add_special_tokens, s)?.ids);
+        }
+        let mut ids = Vec::new();
+        self.sequence_ids(text, &mut ids, s)?;
+        if !add_special_tokens {
+            return Ok(ids);
+        }
+        match &self.pipeline.post_processor {
+            None => Ok(ids),
+            Some(pp) => {
+                let n = ids.len();
+                let e = Encoding {
+                    ids,
+                    type_ids: vec![0; n],
+                    tokens: vec![String::new(); n],
+                    words: vec![None; n],
+                    offsets: vec![(0, 0); n],
+                    special_tokens_mask: vec![0; n],
+                    attention_mask: vec![1; n],
+                    ..Encoding::default()
+                };
+                Ok(pp.process(e, None, true)?.ids)
+            }
+        }
+    }
+
+    /// `encode_ids` of every text, on up to `threads` threads, in order.
+    pub fn encode_ids_batch(
+        &self,
+        texts: &[&str],
+        add_special_tokens: bool,
+        threads: usize,
+    ) -> Result<Vec<Vec<u32>>, CoreError> {
+        if self.padding.is_some() {
+            let encs = self.encode_batch(texts, None, add_special_tokens, threads)?;
+            return Ok(encs.into_iter().map(|e| e.ids).collect());
+        }
+        parallel_map_with(texts, threads, |s: &mut Scratch, t| self.encode_ids(t, add_special_tokens, s))
+    }
+
+    /// HF's `encode_batch`: each text (with its pair) encoded, then padded across the batch.
+    pub fn encode_batch(
+        &self,
+        texts: &[&str],
+        pairs: Option<&[&str]>,
+        add_special_tokens: bool,
+        threads: usize,
+    ) -> Result<Vec<Encoding>, CoreError> {
+        if let Some(p) = pairs {
+            if p.len() != texts.len() {
+                return Err(CoreError::Input(format!(
+                    "{} texts but {} pairs: give one pair per text",
+                    texts.len(),
+                    p.len()
+                )));
+            }
+        }
+        let idx: Vec<usize> = (0..texts.len()).collect();
+        let mut encs = parallel_map_with(&idx, threads, |s: &mut Scratch, &i| {
+            self.encode_with(texts[i], pairs.map(|p| p[i]), add_special_tokens, s)
+        })?;
+        if let Some(params) = &self.padding {
+            pad_encodings(&mut encs, params)?;
+        }
+        Ok(encs)
+    }
+
+    // ------------------------------------------------------------------ decoding, vocabulary
+
+    /// HF's `decode`: the token strings (special tokens left out when `skip_special_tokens`)
+    /// through the decoder, or joined by spaces without one. Unknown ids are left out, as HF.
+    pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> Result<String, CoreError> {
+        let p = &*self.pipeline;
+        let mut tokens: Vec<String> = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let t = match p.added.id_to_token(id) {
+                Some(t) => t,
+                None => match p.model.id_to_token(id) {
+                    Some(t) => t,
+                    None => continue,
+                },
+            };
+            if skip_special_tokens && p.added.is_special(t) {
+                continue;
+            }
+            tokens.push(t.to_string());
+        }
+        match &p.decoder {
+            Some(d) => d.decode(tokens),
+            None => Ok(tokens.join(" ")),
+        }
+    }
+
+    /// The id of a token (added tokens first, as HF).
+    pub fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.pipeline.added.token_to_id(token).or_else(|| self.pipeline.model.token_to_id(token))
+    }
+
+    /// The string of an id (added tokens first, as HF).
+    pub fn id_to_token(&self, id: u32) -> Option<&str> {
+        self.pipeline.added.id_to_token(id).or_else(|| self.pipeline.model.id_to_token(id))
+    }
+
+    /// HF's `get_vocab_size(with_added_tokens)`.
+    pub fn vocab_size(&self, with_added_tokens: bool) -> usize {
+        let p = &*self.pipeline;
+        let base = p.model.vocab_size();
+        if !with_added_tokens {
+            return base;
+        }
+        let vocab = p.added.vocab();
+        base + vocab.iter().filter(|(t, _)| p.model.token_to_id(t).is_none()).count()
+    }
+
+    /// HF's `get_vocab(with_added_tokens)` as `(token, id)` pairs sorted by id.
+    pub fn vocab(&self, with_added_tokens: bool) -> Vec<(String, u32)> {
+        let p = &*self.pipeline;
+        let mut map: rustc_hash::FxHashMap<String, u32> = p.model.vocab().into_iter().collect();
+        if with_added_tokens {
+            map.extend(p.added.vocab());
+        }
+        let mut v: Vec<(String, u32)> = map.into_iter().collect();
+        v.sort_unstable_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
+        v
+    }
+}
+
+/// Converts byte offsets in `text` to character offsets, in place, by HF's rule: a byte
+/// maps to the index of the character it is in; an end at or past the text's end maps to one
+/// past the character of the byte before it; an offset starting past the end is left as is.
+fn to_char_offsets(text: &str, offsets: &mut [(usize, usize)]) {
+    if text.is_ascii() {
+        return;
+    }
+    let bytes = text.as_bytes();
+    let len = bytes.len();
+    // idx[b]: the index of the character that byte b is in.
+    let mut idx = Vec::with_capacity(len);
+    let mut n = 0usize;
+    for &b in bytes {
+        if crate::offsets::starts_char(b) {
+            n += 1;
+        }
+        idx.push(n.saturating_sub(1));
+    }
+    for o in offsets.iter_mut() {
+        let (Some(&s), e) = (idx.get(o.0), o.1) else { continue };
+        let end = match idx.get(e) {
+            Some(&c) => c,
+            None => e.checked_sub(1).and_then(|b| idx.get(b)).map_or(s + 1, |&c| c) + 1,
+        };
+        *o = (s, end);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn char_offsets() {
+        let mut o = vec![(0, 1), (1, 3), (3, 7), (7, 8)];
+        to_char_offsets("aé🤗b", &mut o);
+        assert_eq!(o, vec![(0, 1), (1, 2), (2, 3), (3, 4)]);
+        // A range ending inside a character ends at that character (HF's converter).
+        let mut o = vec![(1, 2), (2, 3), (3, 3)];
+        to_char_offsets("aé", &mut o);
+        assert_eq!(o, vec![(1, 1), (1, 2), (3, 3)]);
+    }
+}

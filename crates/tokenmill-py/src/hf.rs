@@ -1,0 +1,210 @@
+//! `HfTokenizer`, the Python class over `tokenmill_core::hf::HfTokenizer` (a whole
+//! `tokenizer.json` pipeline): argument conversion, GIL release (through `run`) and results.
+//!
+//! Full encodings cross into Python as plain tuples (`ENCODING_FIELDS` order), which the
+//! Python package wraps; truncation and padding settings cross as the JSON objects of the
+//! file format, so the core's one reader checks them. What it does not do: policy (defaults,
+//! file reading, the Python-facing classes): that is `tokenmill.formats.hf_json`'s.
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::{PyList, PyTuple};
+
+use tokenmill_core::hf::encoding::{PaddingParams, TruncationParams};
+use tokenmill_core::hf::tokenizer::Scratch;
+use tokenmill_core::hf::{Encoding, HfTokenizer};
+use tokenmill_core::CoreError;
+
+use crate::batch::encode_all;
+use crate::intlist::IntCache;
+use crate::{map_err, run};
+
+/// A `tokenizer.json` tokenizer. Immutable; `with_truncation` / `with_padding` return copies
+/// that share everything else.
+#[pyclass(frozen, module = "tokenmill._core", name = "HfTokenizer")]
+pub(crate) struct PyHfTokenizer {
+    inner: HfTokenizer,
+    ints: Arc<IntCache>,
+}
+
+fn parse_json(text: Option<&str>, what: &str) -> Result<Option<serde_json::Value>, CoreError> {
+    text.map(|t| serde_json::from_str(t).map_err(|e| CoreError::Input(format!("{what}: invalid JSON: {e}"))))
+        .transpose()
+}
+
+impl PyHfTokenizer {
+    fn encoding<'py>(&self, py: Python<'py>, e: &Encoding) -> PyResult<Bound<'py, PyTuple>> {
+        let overflowing =
+            e.overflowing.iter().map(|o| self.encoding(py, o)).collect::<PyResult<Vec<Bound<'py, PyTuple>>>>()?;
+        let seq: Vec<Option<usize>> = (0..e.ids.len())
+            .map(|i| e.sequence_ranges.iter().find(|(_, r)| r.contains(&i)).map(|(s, _)| *s))
+            .collect();
+        PyTuple::new(
+            py,
+            [
+                self.ints.list(py, &e.ids)?.into_any(),
+                e.type_ids.clone().into_pyobject(py)?.into_any(),
+                e.tokens.clone().into_pyobject(py)?.into_any(),
+                e.offsets.clone().into_pyobject(py)?.into_any(),
+                e.words.clone().into_pyobject(py)?.into_any(),
+                e.special_tokens_mask.clone().into_pyobject(py)?.into_any(),
+                e.attention_mask.clone().into_pyobject(py)?.into_any(),
+                seq.into_pyobject(py)?.into_any(),
+                PyList::new(py, overflowing)?.into_any(),
+            ],
+        )
+    }
+}
+
+#[pymethods]
+impl PyHfTokenizer {
+    /// Builds the tokenizer of the bytes of a `tokenizer.json`.
+    #[new]
+    fn new(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
+        let inner = run(py, || HfTokenizer::from_json_bytes(data))?;
+        let ints = Arc::new(IntCache::new(inner.vocab_size(true)));
+        Ok(PyHfTokenizer { inner, ints })
+    }
+
+    /// A copy with the truncation settings of `params` (the file format's JSON object, as a
+    /// string; None: no truncation).
+    #[pyo3(signature = (params=None))]
+    fn with_truncation(&self, py: Python<'_>, params: Option<&str>) -> PyResult<Self> {
+        let t = parse_json(params, "truncation")
+            .and_then(|v| v.map(|v| TruncationParams::from_json(&v, "truncation")).transpose())
+            .map_err(|e| map_err(py, e))?;
+        Ok(PyHfTokenizer { inner: self.inner.with_truncation(t), ints: self.ints.clone() })
+    }
+
+    /// A copy with the padding settings of `params` (JSON string as in the file; None: off).
+    #[pyo3(signature = (params=None))]
+    fn with_padding(&self, py: Python<'_>, params: Option<&str>) -> PyResult<Self> {
+        let p = parse_json(params, "padding")
+            .and_then(|v| v.map(|v| PaddingParams::from_json(&v, "padding")).transpose())
+            .map_err(|e| map_err(py, e))?;
+        Ok(PyHfTokenizer { inner: self.inner.with_padding(p), ints: self.ints.clone() })
+    }
+
+    #[getter]
+    fn has_truncation(&self) -> bool {
+        self.inner.truncation.is_some()
+    }
+
+    #[getter]
+    fn has_padding(&self) -> bool {
+        self.inner.padding.is_some()
+    }
+
+    /// The ids of `text` (HF's `encode(text, add_special_tokens).ids`).
+    #[pyo3(signature = (text, add_special_tokens=true))]
+    fn encode<'py>(&self, py: Python<'py>, text: &str, add_special_tokens: bool) -> PyResult<Bound<'py, PyList>> {
+        let ids = run(py, || self.inner.encode_ids(text, add_special_tokens, &mut Scratch::default()))?;
+        self.ints.list(py, &ids)
+    }
+
+    /// The full encoding of `text` (and `pair`) as a tuple in `ENCODING_FIELDS` order.
+    #[pyo3(signature = (text, pair=None, add_special_tokens=true))]
+    fn encode_full<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        pair: Option<&str>,
+        add_special_tokens: bool,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let e = run(py, || self.inner.encode(text, pair, add_special_tokens))?;
+        self.encoding(py, &e)
+    }
+
+    /// The ids of every text, on `num_threads` threads (per call), in order.
+    #[pyo3(signature = (texts, add_special_tokens=true, num_threads=1))]
+    fn encode_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<PyBackedStr>,
+        add_special_tokens: bool,
+        num_threads: usize,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
+        if self.inner.padding.is_some() {
+            let all = run(py, || self.inner.encode_ids_batch(&strs, add_special_tokens, num_threads))?;
+            let lists = all.iter().map(|ids| self.ints.list(py, ids)).collect::<PyResult<Vec<_>>>()?;
+            return PyList::new(py, lists);
+        }
+        let lists = encode_all(
+            py,
+            &strs,
+            num_threads,
+            |t: &str, s: &mut Scratch| self.inner.encode_ids(t, add_special_tokens, s),
+            |ids| self.ints.list(py, ids),
+        )?;
+        PyList::new(py, lists)
+    }
+
+    /// Full encodings of every text (with its pair), padded across the batch as HF does.
+    #[pyo3(signature = (texts, pairs=None, add_special_tokens=true, num_threads=1))]
+    fn encode_batch_full<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<PyBackedStr>,
+        pairs: Option<Vec<PyBackedStr>>,
+        add_special_tokens: bool,
+        num_threads: usize,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
+        let pstrs: Option<Vec<&str>> = pairs.as_ref().map(|p| p.iter().map(|s| &**s).collect());
+        let encs = run(py, || self.inner.encode_batch(&strs, pstrs.as_deref(), add_special_tokens, num_threads))?;
+        let items = encs.iter().map(|e| self.encoding(py, e)).collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, items)
+    }
+
+    /// HF's `decode(ids, skip_special_tokens)`.
+    #[pyo3(signature = (ids, skip_special_tokens=true))]
+    fn decode(&self, py: Python<'_>, ids: Vec<u32>, skip_special_tokens: bool) -> PyResult<String> {
+        run(py, || self.inner.decode(&ids, skip_special_tokens))
+    }
+
+    /// `decode` of each list of ids.
+    #[pyo3(signature = (batch, skip_special_tokens=true))]
+    fn decode_batch(&self, py: Python<'_>, batch: Vec<Vec<u32>>, skip_special_tokens: bool) -> PyResult<Vec<String>> {
+        run(py, || batch.iter().map(|ids| self.inner.decode(ids, skip_special_tokens)).collect())
+    }
+
+    fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.inner.token_to_id(token)
+    }
+
+    fn id_to_token(&self, id: u32) -> Option<String> {
+        self.inner.id_to_token(id).map(str::to_string)
+    }
+
+    /// HF's `get_vocab_size(with_added_tokens)`.
+    #[pyo3(signature = (with_added_tokens=true))]
+    fn vocab_size(&self, with_added_tokens: bool) -> usize {
+        self.inner.vocab_size(with_added_tokens)
+    }
+
+    /// HF's `get_vocab(with_added_tokens)` as `[(token, id), ...]` in id order.
+    #[pyo3(signature = (with_added_tokens=true))]
+    fn vocab(&self, with_added_tokens: bool) -> Vec<(String, u32)> {
+        self.inner.vocab(with_added_tokens)
+    }
+
+    /// The added tokens: `[(id, content, special, single_word, lstrip, rstrip, normalized)]`.
+    #[allow(clippy::type_complexity)]
+    fn added_tokens(&self) -> Vec<(u32, String, bool, bool, bool, bool, bool)> {
+        self.inner
+            .pipeline
+            .added
+            .tokens()
+            .into_iter()
+            .map(|(id, t)| (id, t.content.clone(), t.special, t.single_word, t.lstrip, t.rstrip, t.normalized))
+            .collect()
+    }
+
+    /// Added tokens whose id in the file is not the one HF gives them: `(content, file id, id)`.
+    fn id_mismatches(&self) -> Vec<(String, u32, u32)> {
+        self.inner.pipeline.added.mismatches.clone()
+    }
+}
