@@ -38,9 +38,8 @@ impl PyHfTokenizer {
     fn encoding<'py>(&self, py: Python<'py>, e: &Encoding) -> PyResult<Bound<'py, PyTuple>> {
         let overflowing =
             e.overflowing.iter().map(|o| self.encoding(py, o)).collect::<PyResult<Vec<Bound<'py, PyTuple>>>>()?;
-        let seq: Vec<Option<usize>> = (0..e.ids.len())
-            .map(|i| e.sequence_ranges.iter().find(|(_, r)| r.contains(&i)).map(|(s, _)| *s))
-            .collect();
+        let seq: Vec<Option<usize>> =
+            (0..e.ids.len()).map(|i| e.sequence_ranges.iter().find(|(_, r)| r.contains(&i)).map(|(s, _)| *s)).collect();
         PyTuple::new(
             py,
             [
@@ -73,7 +72,7 @@ impl PyHfTokenizer {
     #[pyo3(signature = (params=None))]
     fn with_truncation(&self, py: Python<'_>, params: Option<&str>) -> PyResult<Self> {
         let t = parse_json(params, "truncation")
-            .and_then(|v| v.map(|v| TruncationParams::from_json(&v, "truncation")).transpose())
+            .and_then(|v| TruncationParams::from_json(v.as_ref(), "truncation"))
             .map_err(|e| map_err(py, e))?;
         Ok(PyHfTokenizer { inner: self.inner.with_truncation(t), ints: self.ints.clone() })
     }
@@ -82,7 +81,7 @@ impl PyHfTokenizer {
     #[pyo3(signature = (params=None))]
     fn with_padding(&self, py: Python<'_>, params: Option<&str>) -> PyResult<Self> {
         let p = parse_json(params, "padding")
-            .and_then(|v| v.map(|v| PaddingParams::from_json(&v, "padding")).transpose())
+            .and_then(|v| PaddingParams::from_json(v.as_ref(), "padding"))
             .map_err(|e| map_err(py, e))?;
         Ok(PyHfTokenizer { inner: self.inner.with_padding(p), ints: self.ints.clone() })
     }

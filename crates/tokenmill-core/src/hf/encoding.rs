@@ -732,24 +732,3 @@ pub(crate) mod tests {
         assert_eq!(PaddingParams::from_json(Some(&Value::Null), "padding").unwrap(), None);
     }
 }
-
-/// STUB
-#[derive(Debug, Clone)]
-pub struct TruncationParams;
-/// STUB
-#[derive(Debug, Clone)]
-pub struct PaddingParams;
-
-impl TruncationParams {
-    pub fn from_json(_v: &serde_json::Value, path: &str) -> Result<Self, crate::error::CoreError> {
-        Err(crate::error::CoreError::Unsupported(format!("{path}: not yet")))
-    }
-}
-impl PaddingParams {
-    pub fn from_json(_v: &serde_json::Value, path: &str) -> Result<Self, crate::error::CoreError> {
-        Err(crate::error::CoreError::Unsupported(format!("{path}: not yet")))
-    }
-}
-pub fn pad_encodings(_e: &mut [Encoding], _p: &PaddingParams) -> Result<(), crate::error::CoreError> {
-    Ok(())
-}

@@ -90,9 +90,10 @@ impl<'a> Obj<'a> {
     pub fn opt_str(&self, key: &str) -> Result<Option<&'a str>, CoreError> {
         match self.opt(key) {
             None => Ok(None),
-            Some(v) => {
-                v.as_str().map(Some).ok_or_else(|| bad(&join(self.path, key), format!("expected a string, got {}", show(v))))
-            }
+            Some(v) => v
+                .as_str()
+                .map(Some)
+                .ok_or_else(|| bad(&join(self.path, key), format!("expected a string, got {}", show(v)))),
         }
     }
 
@@ -105,9 +106,9 @@ impl<'a> Obj<'a> {
     pub fn bool_or(&self, key: &str, default: bool) -> Result<bool, CoreError> {
         match self.opt(key) {
             None => Ok(default),
-            Some(v) => {
-                v.as_bool().ok_or_else(|| bad(&join(self.path, key), format!("expected true or false, got {}", show(v))))
-            }
+            Some(v) => v
+                .as_bool()
+                .ok_or_else(|| bad(&join(self.path, key), format!("expected true or false, got {}", show(v)))),
         }
     }
 

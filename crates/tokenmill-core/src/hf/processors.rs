@@ -236,41 +236,30 @@ impl Template {
     }
 }
 
-/// The byte length, in the original text, of a whitespace char of a token: 'Ġ' is the
-/// byte-level form of the one-byte space; another whitespace char stands for itself.
-fn space_len(c: char) -> Option<usize> {
-    if c == 'Ġ' {
-        Some(1)
-    } else if c.is_whitespace() {
-        Some(c.len_utf8())
-    } else {
-        None
-    }
+/// Whether `c`, a char of a token, is trimmed from its offsets: 'Ġ' (the byte-level form of
+/// the space) or a whitespace char.
+fn is_space(c: char) -> bool {
+    c == 'Ġ' || c.is_whitespace()
 }
 
 /// HF's `process_offsets` (ByteLevel / Roberta `trim_offsets`): offsets exclude the leading
 /// and trailing whitespace of each token ('Ġ' or a whitespace char), except the one space
-/// `add_prefix_space` added before the first token (one at offset 0). HF counts the trimmed
-/// chars in its offset unit (chars in Python); in bytes, each trimmed char counts as the bytes
-/// it stands for in the original text (see `space_len`), which gives HF Python's char offsets
-/// once converted, as long as a normalizer did not change those whitespace chars.
+/// `add_prefix_space` added before the first token (one at offset 0). As HF, each trimmed
+/// char counts as one unit of the offsets, which are character offsets here (the tokenizer
+/// converts them before post-processing, as HF's Python binding does).
 fn trim_offsets(e: &mut Encoding, add_prefix_space: bool) {
     for (i, (token, off)) in e.tokens.iter().zip(e.offsets.iter_mut()).enumerate() {
-        let (mut lead_chars, mut lead_bytes) = (0usize, 0usize);
-        for n in token.chars().map_while(space_len) {
-            lead_chars += 1;
-            lead_bytes += n;
-        }
-        let trail_bytes: usize = token.chars().rev().map_while(space_len).sum();
+        let lead_chars = token.chars().take_while(|&c| is_space(c)).count();
+        let trail_chars = token.chars().rev().take_while(|&c| is_space(c)).count();
         if lead_chars > 0 {
             let is_first = i == 0 || off.0 == 0;
             // The one space add_prefix_space put before the first word is kept.
             if !(is_first && add_prefix_space && lead_chars == 1) {
-                off.0 = (off.0 + lead_bytes).min(off.1);
+                off.0 = (off.0 + lead_chars).min(off.1);
             }
         }
-        if trail_bytes > 0 && off.1 >= trail_bytes {
-            off.1 = (off.1 - trail_bytes).max(off.0);
+        if trail_chars > 0 && off.1 >= trail_chars {
+            off.1 = (off.1 - trail_chars).max(off.0);
         }
     }
 }
@@ -682,13 +671,7 @@ mod tests {
         }
     }
 
-    /// Byte offsets -> char offsets in `text` (as HF Python reports them).
-    fn char_offsets(text: &str, offsets: &[(usize, usize)]) -> Vec<(usize, usize)> {
-        let c = |b: usize| text[..b].chars().count();
-        offsets.iter().map(|&(a, b)| (c(a), c(b))).collect()
-    }
-
-    // Trimming non-ASCII text: HF Python trims in chars; our byte offsets, converted, must agree.
+    // Trimming non-ASCII text: HF Python trims in chars, on char offsets (as we pass them).
     // t = Tokenizer(WordLevel(vocab of the pieces)); t.pre_tokenizer = <pre-tokenizer>;
     // raw = t.encode(text); t.post_processor = ByteLevel(trim_offsets=True, add_prefix_space=aps);
     // t.encode(text).offsets (the same for aps=True and False unless two are given)
@@ -720,8 +703,8 @@ mod tests {
             ),
         ];
         for (text, raw, want_aps, want_no_aps) in cases {
-            let byte = |c: usize| text.char_indices().nth(c).map_or(text.len(), |(b, _)| b);
-            let offsets: Vec<_> = raw.iter().map(|(_, (a, b))| (byte(*a), byte(*b))).collect();
+            // Character offsets, as the tokenizer passes them.
+            let offsets: Vec<_> = raw.iter().map(|&(_, o)| o).collect();
             let tokens: Vec<String> = raw.iter().map(|(t, _)| t.to_string()).collect();
             let n = raw.len();
             let words = (0..n as u32).map(Some).collect();
@@ -729,7 +712,7 @@ mod tests {
             for (aps, want) in [(true, want_aps), (false, want_no_aps)] {
                 let p = PostProcessor::ByteLevel { trim_offsets: true, add_prefix_space: aps };
                 let out = post_process(enc.clone(), None, true, Some(&p), None, None).unwrap();
-                assert_eq!(char_offsets(text, &out.offsets), want.to_vec(), "{text:?} {aps}");
+                assert_eq!(out.offsets, want.to_vec(), "{text:?} {aps}");
             }
         }
     }

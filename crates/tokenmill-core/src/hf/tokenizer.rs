@@ -55,15 +55,23 @@ pub struct Scratch {
     tokens: Vec<Token>,
 }
 
-const TOP_KEYS: &[&str] =
-    &["version", "truncation", "padding", "added_tokens", "normalizer", "pre_tokenizer", "model", "post_processor", "decoder"];
+const TOP_KEYS: &[&str] = &[
+    "version",
+    "truncation",
+    "padding",
+    "added_tokens",
+    "normalizer",
+    "pre_tokenizer",
+    "model",
+    "post_processor",
+    "decoder",
+];
 
 impl HfTokenizer {
     /// Parses the bytes of a `tokenizer.json`. Malformed JSON: an error with line and column.
     pub fn from_json_bytes(data: &[u8]) -> Result<Self, CoreError> {
-        let v: Value = serde_json::from_slice(data).map_err(|e| {
-            CoreError::Vocab(format!("line {}, column {}: invalid JSON: {e}", e.line(), e.column()))
-        })?;
+        let v: Value = serde_json::from_slice(data)
+            .map_err(|e| CoreError::Vocab(format!("line {}, column {}: invalid JSON: {e}", e.line(), e.column())))?;
         Self::from_value(&v)
     }
 
@@ -86,12 +94,13 @@ impl HfTokenizer {
         }
         let model = Model::from_json(top.req("model")?, "model")?;
         let normalizer = top.opt("normalizer").map(|n| Normalizer::from_json(n, "normalizer")).transpose()?;
-        let pre_tokenizer = top.opt("pre_tokenizer").map(|p| PreTokenizer::from_json(p, "pre_tokenizer")).transpose()?;
+        let pre_tokenizer =
+            top.opt("pre_tokenizer").map(|p| PreTokenizer::from_json(p, "pre_tokenizer")).transpose()?;
         let post_processor =
             top.opt("post_processor").map(|p| PostProcessor::from_json(p, "post_processor")).transpose()?;
         let decoder = top.opt("decoder").map(|d| Decoder::from_json(d, "decoder")).transpose()?;
-        let truncation = top.opt("truncation").map(|t| TruncationParams::from_json(t, "truncation")).transpose()?;
-        let padding = top.opt("padding").map(|p| PaddingParams::from_json(p, "padding")).transpose()?;
+        let truncation = TruncationParams::from_json(top.get("truncation"), "truncation")?;
+        let padding = PaddingParams::from_json(top.get("padding"), "padding")?;
         let added = AddedVocabulary::from_json(top.get("added_tokens"), "added_tokens", &model, normalizer.as_ref())?;
         let pipeline = Pipeline { normalizer, pre_tokenizer, model, added, post_processor, decoder };
         Ok(HfTokenizer { pipeline: Arc::new(pipeline), truncation, padding })
@@ -112,6 +121,8 @@ impl HfTokenizer {
     /// Splits `text` into the pipeline's words: added tokens and pre-tokens, in order.
     fn words(&self, text: &str, track: bool, s: &mut Scratch) -> Result<Vec<Piece>, CoreError> {
         let p = &*self.pipeline;
+        // A Metaspace "first" after another split decides "first" from alignments (HF's rule).
+        let track = track || p.pre_tokenizer.as_ref().is_some_and(PreTokenizer::needs_alignments);
         s.pieces.clear();
         p.added.split(text, 0, p.normalizer.as_ref(), track, false, &mut s.pieces)?;
         let mut out = Vec::with_capacity(s.pieces.len());
@@ -276,7 +287,7 @@ impl HfTokenizer {
             self.encode_with(texts[i], pairs.map(|p| p[i]), add_special_tokens, s)
         })?;
         if let Some(params) = &self.padding {
-            pad_encodings(&mut encs, params)?;
+            pad_encodings(&mut encs, params);
         }
         Ok(encs)
     }
