@@ -34,7 +34,7 @@ from .errors import (
 from .formats import load
 from .formats.gpt2 import load_gpt2_files
 from .formats.tiktoken import dump_tiktoken_bpe, load_tiktoken_bpe
-from .models import CharLevel, ClassicBPE, WordLevel, WordPiece
+from .models import CharLevel, ClassicBPE, Encoded, HFTokenizer, WordLevel, WordPiece
 from .registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
 from .stream import StreamDecoder
 from .tokenizer import Tokenizer
@@ -73,4 +73,6 @@ __all__ = [
     "WordLevel",
     "CharLevel",
     "WordPiece",
+    "HFTokenizer",
+    "Encoded",
 ]

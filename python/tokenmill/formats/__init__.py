@@ -5,7 +5,7 @@ holding its reader and its writer; `load` recognises a file by its content.
 * `tiktoken`: rank files (``load_tiktoken_bpe``, ``dump_tiktoken_bpe``), and the rank file +
   ``<stem>.json`` pair that ``export("tiktoken", ...)`` writes.
 * `gpt2`: ``encoder.json`` + ``vocab.bpe``.
-* `hf`, `hf_regex`: Hugging Face ``tokenizer.json`` (written; reading is issue 10).
+* `hf`, `hf_regex`: Hugging Face ``tokenizer.json`` (read, plain or gzipped; written).
 * `wordpiece_vocab`: BERT's ``vocab.txt`` (read and written).
 
 Importing this package registers the exporters (``tok.export("tiktoken" | "hf" | "gpt2", path)``)
@@ -22,12 +22,12 @@ from typing import Any
 from .. import _schema
 from .._io import PathLike
 from ..encoding import Encoding
-from ..models import WordPiece
+from ..models import HFTokenizer, WordPiece
 from ..errors import VocabFormatError
 from ..registry import get_encoding, list_encoding_names
 from ..tokenizer import Tokenizer, register_exporter, register_reader
 from .gpt2 import export_gpt2, load_gpt2_encoding, load_gpt2_files
-from .hf import export_hf, hf_tokenizer_dict
+from .hf import export_hf, hf_tokenizer_dict, load_hf_tokenizer, looks_like_hf_json, read_maybe_gzip, write_hf_tokenizer
 from .hf_regex import hf_regex
 from .native import load_native, looks_native, save
 from .wordpiece_vocab import export_vocab_txt, load_vocab_txt, looks_like_vocab_txt
@@ -42,6 +42,7 @@ READABLE = (
     "tokenmill's JSON (tok.save)",
     "a tiktoken rank file with the <stem>.json that export('tiktoken') writes beside it",
     "GPT-2's encoder.json + vocab.bpe (either file, or their directory)",
+    "a Hugging Face tokenizer.json (plain or .gz)",
     "a WordPiece vocab.txt (options from a tokenizer_config.json beside it)",
 )
 
@@ -61,10 +62,19 @@ def _only(cls: type, what: str, writer):
 
 
 register_exporter(["tiktoken"], _only(Encoding, "byte-level BPE encodings", export_tiktoken))
-register_exporter(["hf", "huggingface"], _only(Encoding, "byte-level BPE encodings", export_hf))
+
+
+def _export_hf(tok: Tokenizer, path: PathLike) -> list[Path]:
+    if isinstance(tok, HFTokenizer):
+        return write_hf_tokenizer(tok, path)
+    return _only(Encoding, "byte-level BPE encodings and tokenizers read from a tokenizer.json", export_hf)(tok, path)
+
+
+register_exporter(["hf", "huggingface"], _export_hf)
 register_exporter(["gpt2"], _only(Encoding, "byte-level BPE encodings", export_gpt2))
 register_exporter(["vocab.txt"], _only(WordPiece, "WordPiece tokenizers", export_vocab_txt))
 register_reader("gpt2", load_gpt2_files)
+register_reader("hf", load_hf_tokenizer)
 
 
 def load(path_or_name: PathLike) -> Any:
@@ -96,17 +106,18 @@ def load(path_or_name: PathLike) -> Any:
         raise FileNotFoundError(2, f"no such file: {str(path)!r}", str(path)) from None
     if not head.strip():
         raise VocabFormatError(f"the file is empty; tokenmill.load reads {_readable()}", str(path))
+    if head[:2] == b"\x1f\x8b":  # gzip: only a tokenizer.json is read gzipped
+        data = read_maybe_gzip(path)
+        if looks_like_hf_json(data[:4096]):
+            return load_hf_tokenizer(path)
+        raise VocabFormatError(f"a gzip file whose content is not a tokenizer.json; tokenmill.load reads {_readable()}", str(path))
+    if looks_like_hf_json(head):
+        return load_hf_tokenizer(path)
     start = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     if start == b"{" or path.suffix.lower() == ".json":
         d = _schema.read_json(path)
         if looks_native(d):
             return load_native(path, d)
-        if isinstance(d, dict) and "model" in d and ("added_tokens" in d or "normalizer" in d):
-            hint = "; for this WordPiece model, load the vocab.txt beside it" if (path.parent / "vocab.txt").is_file() else ""
-            raise VocabFormatError(
-                f"this is a Hugging Face tokenizer.json, which tokenmill cannot read yet (it can write one: export('hf', path)){hint}",
-                str(path), format="hf",
-            )
         if isinstance(d, dict) and d and all(isinstance(v, int) for v in d.values()) and (path.parent / "vocab.bpe").is_file():
             return load_gpt2_encoding(path, path.parent / "vocab.bpe")
         # A JSON object that says nothing about its format: report it as a native file,

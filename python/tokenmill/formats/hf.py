@@ -1,4 +1,11 @@
-"""A byte-level BPE `Encoding` as a Hugging Face ``tokenizer.json``.
+"""Hugging Face ``tokenizer.json``: reading any of them (`load_hf_tokenizer`), and writing a
+byte-level BPE `Encoding` as one (`export_hf`).
+
+Reading: the file (plain, or gzipped: recognised by its magic bytes) goes to the Rust core
+whole, which parses it and builds its pipeline (`tokenmill.HFTokenizer`); every error names
+the file and the field. An `HFTokenizer` exports as the file it was read from.
+
+Writing an `Encoding`:
 
 The document holds a BPE model, the pattern as a ``Split`` pre-tokenizer (matches kept, gaps
 dropped: tiktoken's ``findall``; the regex rewritten by `formats.hf_regex`), ``ByteLevel``
@@ -7,13 +14,14 @@ tiktoken) and the specials as added tokens. HF applies merges by pair priority, 
 the rank of the merged token; listing, for each token in rank order, every split of it into
 two tokens makes the two agree (a pair merges exactly when its concatenation is a token, at
 that token's rank). Tests load the file in ``tokenizers`` and compare ids.
-
-Reading ``tokenizer.json`` files is not here yet (issue 10).
 """
 
 from __future__ import annotations
 
+import gzip
 import json
+import re
+import zlib
 from pathlib import Path
 
 from .._io import PathLike, atomic_write_bytes
@@ -21,7 +29,58 @@ from ..errors import VocabFormatError
 from .gpt2 import byte_decoder, byte_symbols, merges_for, symbols
 from .hf_regex import hf_regex
 
-__all__ = ["hf_tokenizer_dict", "export_hf"]
+__all__ = ["hf_tokenizer_dict", "export_hf", "load_hf_tokenizer", "looks_like_hf_json"]
+
+# The top-level keys of a tokenizer.json; HF writes "version" first, but any of them may lead.
+_HF_HEAD = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"(?:version|truncation|padding|added_tokens|normalizer|pre_tokenizer|model|post_processor|decoder)"')
+
+
+def looks_like_hf_json(head: bytes) -> bool:
+    """True when `head` (a file's first bytes, gunzipped) starts like a ``tokenizer.json``."""
+    return bool(_HF_HEAD.match(head))
+
+
+def read_maybe_gzip(path: PathLike) -> bytes:
+    """The bytes of `path`, gunzipped when the file is gzip; a truncated or corrupt gzip is a
+    `VocabFormatError` naming the file."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            return gzip.decompress(data)
+        except (EOFError, OSError, zlib.error) as e:
+            raise VocabFormatError(f"the gzip data is truncated or corrupt ({e}); download the file again", str(path), format="hf") from None
+    return data
+
+
+def load_hf_tokenizer(path: PathLike):
+    """The `tokenmill.HFTokenizer` of a ``tokenizer.json`` (plain or ``.gz``).
+
+    Args:
+        path: Local file path.
+
+    Returns:
+        The tokenizer; ids as Hugging Face ``tokenizers`` gives them.
+
+    >>> import os, tempfile, tokenmill
+    >>> p = os.path.join(tempfile.mkdtemp(), "tokenizer.json")
+    >>> _ = tokenmill.get_encoding("gpt2").export("hf", p)
+    >>> load_hf_tokenizer(p).encode("hello world")
+    [31373, 995]
+    """
+    from ..models.huggingface import HFTokenizer
+
+    data = read_maybe_gzip(path)
+    try:
+        return HFTokenizer(data)
+    except VocabFormatError as e:
+        raise e.at(str(path), "hf") from None
+
+
+def write_hf_tokenizer(tok, path: PathLike) -> list[Path]:
+    """Writes an `HFTokenizer` as the ``tokenizer.json`` it was read from (atomically)."""
+    atomic_write_bytes(path, tok.to_json_str().encode("utf-8"))
+    return [Path(path)]
 
 
 def hf_tokenizer_dict(enc) -> dict:

@@ -5,6 +5,7 @@ level, WordPiece.
 * `WordLevel`: one token per word or punctuation mark, ``<|unk|>`` for unknown words.
 * `CharLevel`: one token per character.
 * `WordPiece`: BERT's WordPiece (normalizer, pre-tokenizer and model in the Rust core).
+* `HFTokenizer`: any Hugging Face ``tokenizer.json`` (its whole pipeline in the Rust core).
 
 They share `tokenmill.models._vocab.VocabTokenizer` (vocabulary, special tokens, the
 interface) and a ``train(corpus, vocab_size=None, ...)`` classmethod taking an iterable of str
@@ -26,7 +27,9 @@ from ..tokenizer import Tokenizer
 from ._vocab import VocabTokenizer, load_tokenizer_dict
 from .char import CharLevel
 from .classic_bpe import ClassicBPE
+from .huggingface import Encoded, HFTokenizer
 from .wordlevel import WordLevel
 from .wordpiece import WordPiece
 
-__all__ = ["Tokenizer", "VocabTokenizer", "ClassicBPE", "WordLevel", "CharLevel", "WordPiece", "load_tokenizer_dict"]
+__all__ = ["Tokenizer", "VocabTokenizer", "ClassicBPE", "WordLevel", "CharLevel", "WordPiece", "HFTokenizer", "Encoded",
+           "load_tokenizer_dict"]

@@ -1,0 +1,221 @@
+"""Hugging Face ``tokenizer.json``: tokenmill's `HFTokenizer` against HF ``tokenizers`` itself.
+
+Every check compares the whole result (ids, tokens, offsets, type ids, word ids, masks) with
+``add_special_tokens`` True and False, and decoding, on: every tokenizer.json in
+../shared/data (GPT-2, o200k, Mistral, BERT), text from the shared corpora in several
+languages, hand-picked hard strings and hypothesis text.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import peers
+import tokenmill
+from conftest import hyp_examples
+
+tokenizers = pytest.importorskip("tokenizers") if False else __import__("tokenizers")
+
+HARD = [
+    "", " ", "  ", "\n", "\n\n\n", "\t \n ", "a", "Hello world", " Hello  world ", "hello\n\nworld",
+    "I'm can't we'll they've", "HELLO WoRLD", "1234567890 3.14159 1,000,000", "a" * 300, " " * 100 + "x",
+    "Café naïve résumé", "über straße ÄÖÜ", "日本語のテキスト", "中文文本测试", "한국어 텍스트", "Привет мир",
+    "مرحبا بالعالم", "שלום עולם", "😀🤗👍🏽 emoji 🇫🇷", "e\u0301 a\u0308", "\u0000nul\u0000", "tab\tsep\tvalues",
+    "\r\nwindows\r\nlines", "x\u200by\u00a0z\u3000w", "ﬁ ﬂ ＡＢＣ ①②③", "<|endoftext|>", "a<|endoftext|>b",
+    "<s> hello </s>", "[CLS] x [SEP] [MASK] y", "  [MASK]  ", "def f(x):\n    return x**2\n",
+    '{"key": [1, 2, {"nested": null}]}', "https://example.com/path?q=1&r=2#frag", "İstanbul ǅ ß ẞ",
+    "\U0001F600" * 20, "a\ufffdb", "--- *** ...", "n't 's 'S 'LL",
+]
+
+
+def corpus_lines(n_per_file: int = 60, seed: int = 0) -> list[str]:
+    """Lines and short paragraphs from every shared corpus (English, French, Japanese, Chinese...)."""
+    rng = random.Random(seed)
+    out = []
+    for name, text in sorted(peers.corpus_texts().items()):
+        lines = [ln for ln in text.split("\n") if ln.strip()]
+        for _ in range(n_per_file):
+            i = rng.randrange(len(lines))
+            out.append("\n".join(lines[i : i + rng.choice([1, 1, 2, 4])]))
+    return out
+
+
+def load_hf(path):
+    if str(path).endswith(".gz"):
+        return tokenizers.Tokenizer.from_str(gzip.open(path, "rt", encoding="utf-8").read())
+    return tokenizers.Tokenizer.from_file(str(path))
+
+
+def assert_same(tm, hf, text, pair=None, fields=True):
+    for add in (True, False):
+        want = hf.encode(text, pair, add_special_tokens=add) if pair is not None else hf.encode(text, add_special_tokens=add)
+        got = tm.encode_full(text, pair, add_special_tokens=add)
+        ctx = f"text={text[:80]!r} pair={pair!r} add_special_tokens={add}"
+        assert got.ids == want.ids, ctx
+        assert tm.encode(text, pair, add_special_tokens=add) == want.ids, ctx
+        if fields:
+            assert got.tokens == want.tokens, ctx
+            assert got.offsets == want.offsets, ctx
+            assert got.type_ids == want.type_ids, ctx
+            assert got.word_ids == want.word_ids, ctx
+            assert got.special_tokens_mask == want.special_tokens_mask, ctx
+            assert got.attention_mask == want.attention_mask, ctx
+            assert got.sequence_ids == want.sequence_ids, ctx
+            assert len(got.overflowing) == len(want.overflowing), ctx
+            for a, b in zip(got.overflowing, want.overflowing):
+                assert (a.ids, a.offsets, a.type_ids) == (b.ids, b.offsets, b.type_ids), ctx
+    ids = hf.encode(text).ids
+    for skip in (True, False):
+        assert tm.decode(ids, skip_special_tokens=skip) == hf.decode(ids, skip_special_tokens=skip), f"decode {text[:80]!r}"
+
+
+# ---------------------------------------------------------------------------- the shared files
+SHARED_FILES = ["gpt2/tokenizer.json", "hf/gpt-4o.o200k.tokenizer.json.gz", "hf/mistral-7b-v0.1.tokenizer.json",
+                "hf/bert-base-uncased/tokenizer.json"]
+
+
+@pytest.fixture(scope="module", params=SHARED_FILES)
+def pair(request, shared_data):
+    path = shared_data / request.param
+    return tokenmill.load(path), load_hf(path)
+
+
+@pytest.fixture(scope="module")
+def lines():
+    return corpus_lines()
+
+
+def test_shared_files_load_as_hf(pair):
+    tm, hf = pair
+    assert isinstance(tm, tokenmill.HFTokenizer)
+    assert tm.get_vocab_size(True) == hf.get_vocab_size(True)
+    assert tm.get_vocab_size(False) == hf.get_vocab_size(False)
+    assert tm.get_vocab(True) == hf.get_vocab(True)
+
+
+def test_shared_files_hard_strings(pair):
+    tm, hf = pair
+    for text in HARD:
+        assert_same(tm, hf, text)
+
+
+def test_shared_files_corpus(pair, lines):
+    tm, hf = pair
+    for text in lines:
+        assert_same(tm, hf, text)
+
+
+def test_shared_files_pairs(pair, lines):
+    tm, hf = pair
+    for a, b in zip(lines[:40], lines[40:80]):
+        assert_same(tm, hf, a, b)
+
+
+def test_shared_files_batch(pair, lines):
+    tm, hf = pair
+    want = [e.ids for e in hf.encode_batch(lines)]
+    assert tm.encode_batch(lines) == want
+    assert tm.encode_batch(lines, num_threads=2) == want
+    want = [e.ids for e in hf.encode_batch(lines, add_special_tokens=False)]
+    assert tm.encode_batch(lines, add_special_tokens=False, num_threads=2) == want
+
+
+@given(st.text(max_size=200))
+@settings(max_examples=hyp_examples(150))
+def test_shared_files_hypothesis_text(shared_data, text):
+    # One pass over all four files per example (fixtures with params do not mix with @given).
+    for name in SHARED_FILES:
+        tm, hf = _cached(shared_data / name)
+        assert_same(tm, hf, text.replace("\ud800", ""))
+
+
+_CACHE: dict = {}
+
+
+def _cached(path):
+    if path not in _CACHE:
+        _CACHE[path] = (tokenmill.load(path), load_hf(path))
+    return _CACHE[path]
+
+
+def test_bert_without_padding_and_truncation(shared_data, lines):
+    path = shared_data / "hf/bert-base-uncased/tokenizer.json"
+    tm = tokenmill.load(path).with_padding(enabled=False).with_truncation(None)
+    hf = load_hf(path)
+    hf.no_padding()
+    hf.no_truncation()
+    for text in HARD + lines[:100]:
+        assert_same(tm, hf, text)
+    # The same ids as the vocab.txt WordPiece (the BERT pipeline of the WordPiece issue).
+    wp = tokenmill.load(shared_data / "hf/bert-base-uncased/vocab.txt")
+    for text in lines[:100]:
+        assert tm.encode(text) == wp.encode(text)
+
+
+def test_bert_vectors(shared_data):
+    """llama.cpp's bert-bge test vectors (ids without special tokens)."""
+    tm = tokenmill.load(shared_data / "hf/bert-base-uncased/tokenizer.json").with_padding(enabled=False).with_truncation(None)
+    inp = (shared_data / "vectors/ggml-vocab-bert-bge.gguf.inp").read_text(encoding="utf-8").split("\n__ggml_vocab_test__\n")
+    out = (shared_data / "vectors/ggml-vocab-bert-bge.gguf.out").read_text(encoding="utf-8").split("\n")
+    for text, ids in zip(inp, out):
+        assert tm.encode(text, add_special_tokens=False) == [int(i) for i in ids.split()], repr(text)
+
+
+def test_gz_and_plain_are_the_same(shared_data, tmp_path):
+    data = gzip.open(shared_data / "hf/gpt-4o.o200k.tokenizer.json.gz").read()
+    (tmp_path / "tokenizer.json").write_bytes(data)
+    a = tokenmill.load(tmp_path / "tokenizer.json")
+    b = tokenmill.load(shared_data / "hf/gpt-4o.o200k.tokenizer.json.gz")
+    assert a.encode("hello world <|endoftext|>") == b.encode("hello world <|endoftext|>")
+
+
+def test_gpt2_hf_file_matches_tiktoken(shared_data, lines):
+    tm = tokenmill.load(shared_data / "gpt2/tokenizer.json")
+    enc = tokenmill.get_encoding("gpt2")
+    for text in lines:
+        assert tm.encode(text) == enc.encode_ordinary(text)
+
+
+def test_o200k_hf_file_matches_tiktoken(shared_data, lines):
+    tm = tokenmill.load(shared_data / "hf/gpt-4o.o200k.tokenizer.json.gz")
+    enc = tokenmill.get_encoding("o200k_base")
+    for text in lines:
+        assert tm.encode(text) == enc.encode_ordinary(text)
+
+
+# ---------------------------------------------------------------------------- round trips
+def test_save_load_and_export_round_trip(shared_data, tmp_path):
+    tm = tokenmill.load(shared_data / "hf/mistral-7b-v0.1.tokenizer.json")
+    tm.save(tmp_path / "native.json")
+    back = tokenmill.load(tmp_path / "native.json")
+    assert isinstance(back, tokenmill.HFTokenizer)
+    assert back.encode("Hello world") == tm.encode("Hello world")
+    paths = tm.export("hf", tmp_path / "tokenizer.json")
+    assert paths[0].read_bytes() == (shared_data / "hf/mistral-7b-v0.1.tokenizer.json").read_bytes()
+    import pickle
+
+    assert pickle.loads(pickle.dumps(tm)).encode("Hello") == tm.encode("Hello")
+
+
+def test_immutable_copies(shared_data):
+    tm = tokenmill.load(shared_data / "hf/bert-base-uncased/tokenizer.json")
+    assert tm.padding is not None and tm.truncation is not None
+    off = tm.with_padding(enabled=False)
+    assert off.padding is None and tm.padding is not None
+    assert len(tm.encode("hello")) == 128 and len(off.encode("hello")) == 3
+    with pytest.raises(AttributeError):
+        tm._core = None  # type: ignore[misc]
+
+
+def test_encode_batch_to_numpy(shared_data):
+    tm = tokenmill.load(shared_data / "hf/bert-base-uncased/tokenizer.json").with_padding(enabled=False).with_truncation(None)
+    ids, mask = tm.encode_batch_to_numpy(["hello", "hello world again"])
+    assert ids.shape == mask.shape == (2, 5)
+    assert ids[0].tolist() == tm.encode("hello") + [0, 0]
+    assert mask.tolist() == [[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]]
