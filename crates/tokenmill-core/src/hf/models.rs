@@ -1,8 +1,29 @@
-//! STUB (helper B): HF models (BPE, WordPiece, WordLevel).
+//! The `model` of a Hugging Face `tokenizer.json`: BPE, WordPiece and WordLevel, each turning
+//! one pre-token (a word) into tokens with HF's exact ids and offsets.
+//!
+//! `Model::from_json` reads the `model` object with HF's serde rules (required fields, which
+//! may be `null`, the untyped legacy form whose type HF guesses from the fields) and errors that
+//! name the field. `Model::tokenize` appends the tokens of one word: ids and BYTE ranges within
+//! the word, as HF's model gives them (see `bpe` for the BPE quirks that make some ranges odd).
+//!
+//! What this module does not do: Unigram (an `Unsupported` error: it arrives with the
+//! SentencePiece work), BPE dropout other than 0 and 1 (random, so `Unsupported`), a cache of
+//! words (the model is immutable and shared between threads; every call has its own scratch).
+//!
+//! Where tokenmill is stricter than HF, on files HF loads: a vocabulary that is empty or gives
+//! one id to two tokens (HF's id -> token is then arbitrary), and a WordPiece `unk_token` that
+//! is not in the vocabulary (HF fails only on the first word it cannot split) are load errors.
 
+mod bpe;
+
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 
+use super::json::{bad, join, show, unsupported, Obj};
 use crate::error::CoreError;
+use crate::wordpiece::WordPiece;
+
+pub use bpe::Bpe;
 
 /// One token of a word: its id and its byte range in the word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,40 +33,431 @@ pub struct Token {
     pub end: u32,
 }
 
-#[derive(Debug, Clone)]
-pub enum Model {
-    WordLevel(std::collections::HashMap<String, u32>),
+/// A model's vocabulary both ways: token -> id and id -> token.
+#[derive(Clone)]
+pub(crate) struct Vocab {
+    map: FxHashMap<Box<str>, u32>,
+    rev: Rev,
 }
 
+/// id -> token: when the ids are dense enough (they nearly always are), every token in one
+/// string and its span there by id (`NO_SPAN` for an unused id); else a map.
+#[derive(Clone)]
+enum Rev {
+    Dense { text: String, spans: Vec<(u32, u32)> },
+    Sparse(FxHashMap<u32, Box<str>>),
+}
+
+const NO_SPAN: (u32, u32) = (u32::MAX, 0);
+
+impl Vocab {
+    /// Reads a `{token: id}` object. Errors: not an object, an id that is not a u32, an empty
+    /// vocabulary, an id given to two tokens.
+    pub(crate) fn from_json(v: &Value, path: &str) -> Result<Self, CoreError> {
+        let obj =
+            v.as_object().ok_or_else(|| bad(path, format!("expected a {{token: id}} object, got {}", show(v))))?;
+        if obj.is_empty() {
+            return Err(bad(path, "the vocabulary is empty"));
+        }
+        let (mut max_id, mut text_len) = (0u32, 0usize);
+        let mut pairs: Vec<(&str, u32)> = Vec::with_capacity(obj.len());
+        for (token, id) in obj {
+            let id = id
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| bad(&join(path, token), format!("expected an id in [0, 2**32), got {}", show(id))))?;
+            max_id = max_id.max(id);
+            text_len += token.len();
+            pairs.push((token.as_str(), id));
+        }
+        let dup = |id: u32, a: &str, b: &str| {
+            bad(path, format!("id {id} is given to two tokens, {a:?} and {b:?}; each id must name one token"))
+        };
+        // Why dense up to 2x: the span table is then small next to the map, and one string
+        // instead of one allocation per token makes loading faster.
+        let rev = if (max_id as usize) < 2 * pairs.len() + 1024 && text_len < u32::MAX as usize {
+            let mut text = String::with_capacity(text_len);
+            let mut spans = vec![NO_SPAN; max_id as usize + 1];
+            for &(token, id) in &pairs {
+                let slot = &mut spans[id as usize];
+                if *slot != NO_SPAN {
+                    let (start, len) = (slot.0 as usize, slot.1 as usize);
+                    return Err(dup(id, &text[start..start + len], token));
+                }
+                *slot = (text.len() as u32, token.len() as u32);
+                text.push_str(token);
+            }
+            Rev::Dense { text, spans }
+        } else {
+            let mut map = FxHashMap::default();
+            map.reserve(pairs.len());
+            for &(token, id) in &pairs {
+                if let Some(other) = map.insert(id, Box::<str>::from(token)) {
+                    return Err(dup(id, &other, token));
+                }
+            }
+            Rev::Sparse(map)
+        };
+        let mut map = FxHashMap::default();
+        map.reserve(pairs.len());
+        map.extend(pairs.into_iter().map(|(t, id)| (Box::<str>::from(t), id)));
+        Ok(Vocab { map, rev })
+    }
+
+    pub(crate) fn get(&self, token: &str) -> Option<u32> {
+        self.map.get(token).copied()
+    }
+
+    pub(crate) fn token(&self, id: u32) -> Option<&str> {
+        match &self.rev {
+            Rev::Dense { text, spans } => {
+                let &(start, len) = spans.get(id as usize)?;
+                if (start, len) == NO_SPAN {
+                    return None;
+                }
+                text.get(start as usize..start as usize + len as usize)
+            }
+            Rev::Sparse(m) => m.get(&id).map(|s| &**s),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, u32)> {
+        self.map.iter().map(|(t, &id)| (&**t, id))
+    }
+}
+
+impl std::fmt::Debug for Vocab {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Vocab({} tokens)", self.map.len())
+    }
+}
+
+/// A model of `tokenizer.json`.
+#[derive(Debug, Clone)]
+pub enum Model {
+    Bpe(Box<Bpe>),
+    WordPiece(Box<WordPieceModel>),
+    WordLevel(WordLevel),
+}
+
+/// WordPiece: `crate::wordpiece::WordPiece` (HF's greedy longest-match-first) and its vocabulary
+/// both ways.
+#[derive(Debug, Clone)]
+pub struct WordPieceModel {
+    wp: WordPiece,
+    vocab: Vocab,
+}
+
+/// WordLevel: a word is its token, or the unknown token.
+#[derive(Debug, Clone)]
+pub struct WordLevel {
+    vocab: Vocab,
+    unk_token: String,
+    unk_id: Option<u32>,
+}
+
+const SUPPORTED: &[&str] = &["BPE", "WordPiece", "WordLevel"];
+
 impl Model {
+    /// Builds the model of `v` (the `model` field, at `path`).
     pub fn from_json(v: &Value, path: &str) -> Result<Self, CoreError> {
-        let _ = v;
-        Err(CoreError::Unsupported(format!("{path}: models are not implemented yet")))
+        let o = Obj::new(v, path)?;
+        match o.get("type") {
+            Some(Value::String(t)) => match t.as_str() {
+                "BPE" => Ok(Model::Bpe(Box::new(Bpe::from_json(o)?))),
+                "WordPiece" => Ok(Model::WordPiece(Box::new(WordPieceModel::from_json(o)?))),
+                "WordLevel" => Ok(Model::WordLevel(WordLevel::from_json(o)?)),
+                "Unigram" => Err(unigram(path)),
+                other => Err(unsupported(&join(path, "type"), &format!("{other:?}"), SUPPORTED)),
+            },
+            Some(other) => Err(bad(&join(path, "type"), format!("expected a string, got {}", show(other)))),
+            None => Self::from_untyped(o),
+        }
+    }
+
+    /// Old files have no `"type"`: HF then tries BPE, WordPiece, WordLevel, Unigram in this order
+    /// and keeps the first that builds. Here the fields decide (a BPE has `merges`, a WordPiece
+    /// `continuing_subword_prefix` and `max_input_chars_per_word`, a WordLevel `unk_token`, a
+    /// Unigram a list as `vocab`) and the errors are those of that model: HF's fall-through from
+    /// a BPE that fails to build to a WordLevel that ignores `merges` is not kept.
+    fn from_untyped(o: Obj) -> Result<Self, CoreError> {
+        let has = |key: &str| o.get(key).is_some();
+        if has("merges") {
+            Ok(Model::Bpe(Box::new(Bpe::from_json(o)?)))
+        } else if has("continuing_subword_prefix") && has("max_input_chars_per_word") {
+            Ok(Model::WordPiece(Box::new(WordPieceModel::from_json(o)?)))
+        } else if has("unk_token") && o.get("vocab").is_some_and(Value::is_object) {
+            Ok(Model::WordLevel(WordLevel::from_json(o)?))
+        } else if o.get("vocab").is_some_and(Value::is_array) {
+            Err(unigram(o.path))
+        } else {
+            Err(bad(
+                o.path,
+                "no \"type\" and the fields of none of the models (BPE: vocab, merges; WordPiece: vocab, unk_token, \
+                 continuing_subword_prefix, max_input_chars_per_word; WordLevel: vocab, unk_token)",
+            ))
+        }
     }
 
     /// Appends the tokens of `word` (one pre-token, never empty) to `out`.
     pub fn tokenize(&self, word: &str, out: &mut Vec<Token>) -> Result<(), CoreError> {
-        let _ = (word, out);
-        Ok(())
+        if u32::try_from(word.len()).is_err() {
+            return Err(CoreError::Input(format!("a word of {} bytes is too long (at most 2**32 - 1)", word.len())));
+        }
+        match self {
+            Model::Bpe(m) => m.tokenize(word, out),
+            Model::WordPiece(m) => {
+                m.tokenize(word, out);
+                Ok(())
+            }
+            Model::WordLevel(m) => m.tokenize(word, out),
+        }
     }
 
     pub fn token_to_id(&self, token: &str) -> Option<u32> {
-        let _ = token;
-        None
+        self.vocab_ref().get(token)
     }
 
     pub fn id_to_token(&self, id: u32) -> Option<&str> {
-        let _ = id;
-        None
+        self.vocab_ref().token(id)
     }
 
     /// Number of tokens in the model's vocabulary (HF's `get_vocab_size` of the model).
     pub fn vocab_size(&self) -> usize {
-        0
+        self.vocab_ref().len()
     }
 
     /// Every `(token, id)` of the model's vocabulary.
     pub fn vocab(&self) -> Vec<(String, u32)> {
-        Vec::new()
+        self.vocab_ref().iter().map(|(t, id)| (t.to_string(), id)).collect()
+    }
+
+    fn vocab_ref(&self) -> &Vocab {
+        match self {
+            Model::Bpe(m) => m.vocab(),
+            Model::WordPiece(m) => &m.vocab,
+            Model::WordLevel(m) => &m.vocab,
+        }
+    }
+}
+
+fn unigram(path: &str) -> CoreError {
+    CoreError::Unsupported(format!(
+        "{path}: Unigram models are not supported yet by tokenmill (Unigram models arrive with the SentencePiece \
+         issue; supported: {})",
+        SUPPORTED.join(", ")
+    ))
+}
+
+/// A string field that HF requires (no default, not nullable).
+fn req_string(o: Obj, key: &str) -> Result<String, CoreError> {
+    Ok(o.str(key)?.to_string())
+}
+
+impl WordPieceModel {
+    fn from_json(o: Obj) -> Result<Self, CoreError> {
+        o.only(&["type", "unk_token", "continuing_subword_prefix", "max_input_chars_per_word", "vocab"])?;
+        let unk = req_string(o, "unk_token")?;
+        let prefix = req_string(o, "continuing_subword_prefix")?;
+        let max_chars = o.u64("max_input_chars_per_word")?;
+        let vocab_path = join(o.path, "vocab");
+        let vocab = Vocab::from_json(o.req("vocab")?, &vocab_path)?;
+        if vocab.get(&unk).is_none() {
+            return Err(bad(
+                &join(o.path, "unk_token"),
+                format!(
+                    "{unk:?} is not in {vocab_path} (Hugging Face loads such a file but fails on every word it \
+                     cannot split; tokenmill refuses it)"
+                ),
+            ));
+        }
+        let pairs = vocab.iter().map(|(t, id)| (t.to_string(), id)).collect();
+        let wp = WordPiece::new(pairs, &unk, &prefix, usize::try_from(max_chars).unwrap_or(usize::MAX))
+            .map_err(|e| bad(o.path, e))?;
+        Ok(WordPieceModel { wp, vocab })
+    }
+
+    fn tokenize(&self, word: &str, out: &mut Vec<Token>) {
+        let mut ids = Vec::new();
+        let mut spans = Vec::new();
+        self.wp.tokenize_word(word, &mut ids, &mut spans);
+        out.reserve(ids.len());
+        if word.is_ascii() {
+            out.extend(ids.iter().zip(&spans).map(|(&id, &(start, end))| Token { id, start, end }));
+            return;
+        }
+        // Character spans -> byte spans: the spans are contiguous and in order, so one walk
+        // over the word's characters converts them all.
+        let mut chars = word.char_indices().map(|(i, _)| i as u32).chain(std::iter::once(word.len() as u32));
+        let (mut char_pos, mut byte_pos) = (0u32, chars.next().unwrap_or(0));
+        let mut advance = |to: u32| {
+            while char_pos < to {
+                byte_pos = chars.next().unwrap_or(word.len() as u32);
+                char_pos += 1;
+            }
+            byte_pos
+        };
+        for (&id, &(start, end)) in ids.iter().zip(&spans) {
+            let start = advance(start);
+            let end = advance(end);
+            out.push(Token { id, start, end });
+        }
+    }
+}
+
+impl WordLevel {
+    fn from_json(o: Obj) -> Result<Self, CoreError> {
+        o.only(&["type", "vocab", "unk_token"])?;
+        let unk_token = req_string(o, "unk_token")?;
+        let vocab = Vocab::from_json(o.req("vocab")?, &join(o.path, "vocab"))?;
+        let unk_id = vocab.get(&unk_token);
+        Ok(WordLevel { vocab, unk_token, unk_id })
+    }
+
+    fn tokenize(&self, word: &str, out: &mut Vec<Token>) -> Result<(), CoreError> {
+        let id = match self.vocab.get(word) {
+            Some(id) => id,
+            None => self.unk_id.ok_or_else(|| {
+                CoreError::Input(format!(
+                    "WordLevel model: {word:?} is not in the vocabulary and neither is the unknown token {:?} \
+                     (Hugging Face: \"Missing [UNK] token from the vocabulary\")",
+                    self.unk_token
+                ))
+            })?,
+        };
+        out.push(Token { id, start: 0, end: word.len() as u32 });
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    pub(super) fn load(v: Value) -> Result<Model, CoreError> {
+        Model::from_json(&v, "model")
+    }
+
+    pub(super) fn toks(m: &Model, word: &str) -> Vec<(u32, (u32, u32))> {
+        let mut out = Vec::new();
+        m.tokenize(word, &mut out).unwrap();
+        out.into_iter().map(|t| (t.id, (t.start, t.end))).collect()
+    }
+
+    #[test]
+    fn word_level() {
+        // Tokenizer.from_str(json with this "model").model.tokenize(w) in HF Python:
+        // (token.id, token.offsets), offsets in bytes.
+        let m =
+            load(json!({"type": "WordLevel", "vocab": {"a": 0, "bc": 1, "<unk>": 2, "é": 3}, "unk_token": "<unk>"}))
+                .unwrap();
+        assert_eq!(toks(&m, "bc"), vec![(1, (0, 2))]);
+        assert_eq!(toks(&m, "abc"), vec![(2, (0, 3))]);
+        assert_eq!(toks(&m, "é"), vec![(3, (0, 2))]);
+        assert_eq!(m.vocab_size(), 4);
+        assert_eq!(m.token_to_id("bc"), Some(1));
+        assert_eq!(m.id_to_token(2), Some("<unk>"));
+        assert_eq!(m.id_to_token(9), None);
+        let mut v = m.vocab();
+        v.sort();
+        assert_eq!(v[0], ("<unk>".to_string(), 2));
+        // HF loads a WordLevel whose unk is not in the vocabulary and fails at encode time:
+        // "WordLevel error: Missing [UNK] token from the vocabulary".
+        let m = load(json!({"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "<unk>"})).unwrap();
+        assert_eq!(toks(&m, "a"), vec![(0, (0, 1))]);
+        assert!(matches!(m.tokenize("b", &mut Vec::new()), Err(CoreError::Input(_))));
+        // unk_token is required (HF: missing field `unk_token`).
+        let e = load(json!({"type": "WordLevel", "vocab": {"a": 0}})).unwrap_err().to_string();
+        assert_eq!(e, "model.unk_token: missing");
+        let e = load(json!({"type": "WordLevel", "vocab": {"a": 0}, "unk_token": null})).unwrap_err();
+        assert!(e.to_string().starts_with("model.unk_token"), "{e}");
+    }
+
+    #[test]
+    fn word_piece() {
+        // Tokenizer.from_str(json with this "model").model.tokenize(w) in HF Python:
+        // (token.id, token.offsets), offsets in bytes.
+        let m = load(json!({"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+            "max_input_chars_per_word": 5,
+            "vocab": {"[UNK]": 0, "un": 1, "##aff": 2, "##able": 3, "é": 4, "##é": 5, "##x": 6}}))
+        .unwrap();
+        assert_eq!(toks(&m, "unaff"), vec![(1, (0, 2)), (2, (2, 5))]);
+        assert_eq!(toks(&m, "unable"), vec![(0, (0, 6))]); // 6 chars > 5
+        assert_eq!(toks(&m, "éxé"), vec![(4, (0, 2)), (6, (2, 3)), (5, (3, 5))]);
+        assert_eq!(toks(&m, "éé"), vec![(4, (0, 2)), (5, (2, 4))]);
+        assert_eq!(toks(&m, "éy"), vec![(0, (0, 3))]);
+        assert_eq!(toks(&m, "ééééé"), vec![(4, (0, 2)), (5, (2, 4)), (5, (4, 6)), (5, (6, 8)), (5, (8, 10))]);
+        assert_eq!(toks(&m, "éééééé"), vec![(0, (0, 12))]);
+        assert_eq!(m.vocab_size(), 7);
+        assert_eq!(m.id_to_token(5), Some("##é"));
+        // All four fields are required (HF: missing field `...`).
+        let e =
+            load(json!({"type": "WordPiece", "unk_token": "[UNK]", "max_input_chars_per_word": 5, "vocab": {"a": 0}}))
+                .unwrap_err();
+        assert_eq!(e.to_string(), "model.continuing_subword_prefix: missing");
+        let e = load(json!({"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+            "max_input_chars_per_word": 5, "vocab": {"a": 0}}))
+        .unwrap_err();
+        assert!(e.to_string().starts_with("model.unk_token: \"[UNK]\" is not in model.vocab"), "{e}");
+    }
+
+    #[test]
+    fn untyped_models_are_guessed_as_hf_does() {
+        // Tokenizer.from_str(json with a "model" without "type"): HF tries BPE, WordPiece,
+        // WordLevel in this order.
+        let m = load(json!({"vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]})).unwrap();
+        assert!(matches!(m, Model::Bpe(_)));
+        assert_eq!(toks(&m, "ab"), vec![(2, (0, 2))]);
+        let m = load(json!({"vocab": {"a": 0, "b": 1, "ab": 2}, "unk_token": "a"})).unwrap();
+        assert!(matches!(m, Model::WordLevel(_)));
+        assert_eq!(toks(&m, "ab"), vec![(2, (0, 2))]);
+        let m = load(json!({"vocab": {"a": 0, "b": 1, "ab": 2}, "unk_token": "a", "continuing_subword_prefix": "##",
+            "max_input_chars_per_word": 5}))
+        .unwrap();
+        assert!(matches!(m, Model::WordPiece(_)));
+        // HF: "data did not match any variant of untagged enum ModelUntagged".
+        assert!(load(json!({"vocab": {"a": 0, "b": 1, "ab": 2}})).is_err());
+        // HF makes this a WordLevel (its BPE fails to build): an error here.
+        let e = load(json!({"vocab": {"a": 0, "b": 1}, "merges": ["a x"], "unk_token": "a"})).unwrap_err();
+        assert!(e.to_string().starts_with("model.merges[0]"), "{e}");
+        assert!(matches!(load(json!({"vocab": [["a", 0.0]], "unk_id": 0})), Err(CoreError::Unsupported(_))));
+    }
+
+    #[test]
+    fn types() {
+        let e = load(json!({"type": "Unigram", "vocab": [["a", 0.0]], "unk_id": 0})).unwrap_err();
+        assert!(matches!(&e, CoreError::Unsupported(m) if m.contains("SentencePiece")), "{e}");
+        let e = load(json!({"type": "Foo"})).unwrap_err();
+        assert!(matches!(&e, CoreError::Unsupported(m) if m.contains("BPE, WordPiece, WordLevel")), "{e}");
+        assert!(matches!(load(json!({"type": 3})), Err(CoreError::Vocab(_))));
+        assert!(matches!(load(json!([])), Err(CoreError::Vocab(_))));
+        let e = load(json!({"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a", "extra": 1})).unwrap_err();
+        assert!(matches!(e, CoreError::Unsupported(_)));
+    }
+
+    #[test]
+    fn vocab_errors() {
+        let wl = |v: Value| load(json!({"type": "WordLevel", "vocab": v, "unk_token": "a"}));
+        assert_eq!(wl(json!({})).unwrap_err().to_string(), "model.vocab: the vocabulary is empty");
+        let e = wl(json!({"a": 0, "b": 0})).unwrap_err().to_string();
+        assert_eq!(e, "model.vocab: id 0 is given to two tokens, \"a\" and \"b\"; each id must name one token");
+        let e = wl(json!({"a": 0, "b": 4000000000u32, "c": 4000000000u32})).unwrap_err().to_string();
+        assert!(e.contains("id 4000000000 is given to two tokens"), "{e}");
+        assert!(wl(json!({"a": 0, "b": 4294967296u64}))
+            .unwrap_err()
+            .to_string()
+            .starts_with("model.vocab.b: expected"));
+        assert!(wl(json!({"a": 1.0})).is_err());
+        assert!(wl(json!({"a": -1})).is_err());
+        assert!(wl(json!(["a"])).is_err());
+        // Sparse ids: the id -> token map.
+        let m = wl(json!({"a": 0, "b": 4000000000u32})).unwrap();
+        assert_eq!(m.id_to_token(4000000000), Some("b"));
+        assert_eq!(m.id_to_token(1), None);
     }
 }

@@ -1,0 +1,761 @@
+//! The BPE model of `tokenizer.json`, with Hugging Face's exact semantics
+//! (`tokenizers/src/models/bpe/{model,word,serialization}.rs`).
+//!
+//! A word starts as one symbol per character: the character's token, looked up with the
+//! `continuing_subword_prefix` when it is not the first character and the
+//! `end_of_word_suffix` when it is the last; a character without a token becomes its bytes'
+//! `<0xXX>` tokens (`byte_fallback`, when all of them exist), else the unknown token (several
+//! in a row fused into one with `fuse_unk`), else it is dropped. Then the merges apply in HF's
+//! order: a min-heap of (merge rank, position), where a popped entry is applied if its
+//! position's current pair still merges into the same new token. `ignore_merges`: a word that is
+//! itself a token is that token.
+//!
+//! Offsets are HF's: each symbol's range is the sum of the byte lengths of the symbols before
+//! it. So HF's quirks are kept, and a caller must not assume a range lies on character
+//! boundaries or within the word: a byte-fallback token is one byte wide (the bytes of `é` get
+//! (0, 1) and (1, 2)), a dropped character does not advance the next ranges, the fallback
+//! bytes of the prefix or suffix count too, and an unknown token pending when byte-fallback
+//! tokens come is placed after them.
+//!
+//! What this module does not do: dropout strictly between 0 and 1 (random: `Unsupported`;
+//! 1 means no merge at all, which is deterministic and supported), a word cache.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use rustc_hash::FxHashMap;
+use serde_json::Value;
+
+use super::{Token, Vocab};
+use crate::error::CoreError;
+use crate::hf::json::{bad, index, join, show, Obj};
+
+/// No token: a slot of the character and byte tables.
+const NONE: u32 = u32::MAX;
+
+/// The four spellings of a character's token: index bit 0 set = with the prefix (not the
+/// first character), bit 1 set = with the suffix (the last character).
+type Spellings = [u32; 4];
+
+/// (left id, right id) -> (rank, merged id).
+type MergeMap = FxHashMap<(u32, u32), (u32, u32)>;
+
+/// A BPE model. Immutable once built.
+#[derive(Clone)]
+pub struct Bpe {
+    vocab: Vocab,
+    merges: MergeMap,
+    ascii: Box<[Spellings; 128]>,
+    chars: FxHashMap<char, Spellings>,
+    /// `<0xXX>` ids when `byte_fallback`.
+    bytes: Option<Box<[u32; 256]>>,
+    /// The unknown token and its id (None: not in the vocabulary, an error when needed).
+    unk: Option<(String, Option<u32>)>,
+    prefix: String,
+    suffix: String,
+    fuse_unk: bool,
+    ignore_merges: bool,
+    /// dropout = 1: HF skips every merge (and `ignore_merges`, which its dropout path lacks).
+    no_merges: bool,
+}
+
+impl std::fmt::Debug for Bpe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bpe")
+            .field("vocab", &self.vocab.len())
+            .field("merges", &self.merges.len())
+            .field("unk", &self.unk)
+            .field("prefix", &self.prefix)
+            .field("suffix", &self.suffix)
+            .field("byte_fallback", &self.bytes.is_some())
+            .field("fuse_unk", &self.fuse_unk)
+            .field("ignore_merges", &self.ignore_merges)
+            .field("no_merges", &self.no_merges)
+            .finish()
+    }
+}
+
+/// Min-heap on (merge rank, position); the merged id rides along (a rank names one merge).
+type Heap = BinaryHeap<Reverse<(u32, u32, u32)>>;
+
+thread_local! {
+    /// Per-thread buffers of `tokenize`, reused between calls to save two allocations per word.
+    /// Not a cache: nothing in them outlives a call.
+    static SCRATCH: std::cell::RefCell<(Vec<Sym>, Heap)> = const { std::cell::RefCell::new((Vec::new(), BinaryHeap::new())) };
+}
+
+/// One symbol of a word being merged (HF's `Symbol`): `len` 0 marks a symbol merged away.
+#[derive(Clone, Copy)]
+struct Sym {
+    id: u32,
+    prev: i32,
+    next: i32,
+    len: u32,
+}
+
+impl Bpe {
+    pub(super) fn from_json(o: Obj) -> Result<Self, CoreError> {
+        o.only(&[
+            "type",
+            "dropout",
+            "unk_token",
+            "continuing_subword_prefix",
+            "end_of_word_suffix",
+            "fuse_unk",
+            "byte_fallback",
+            "ignore_merges",
+            "vocab",
+            "merges",
+        ])?;
+        let no_merges = match o.opt("dropout") {
+            None => false,
+            Some(v) => {
+                // HF reads an f32.
+                let p = v
+                    .as_f64()
+                    .ok_or_else(|| bad(&join(o.path, "dropout"), format!("expected a number, got {}", show(v))))?
+                    as f32;
+                if !(0.0..=1.0).contains(&p) {
+                    return Err(bad(&join(o.path, "dropout"), format!("{p} is not between 0 and 1, inclusive")));
+                }
+                if p != 0.0 && p != 1.0 {
+                    return Err(CoreError::Unsupported(format!(
+                        "{}: BPE dropout {p} makes encoding random; tokenmill supports only 0 (or null) and 1",
+                        join(o.path, "dropout")
+                    )));
+                }
+                p == 1.0
+            }
+        };
+        let unk_token = o.opt_str("unk_token")?;
+        let prefix = o.opt_str("continuing_subword_prefix")?.unwrap_or("").to_string();
+        let suffix = o.opt_str("end_of_word_suffix")?.unwrap_or("").to_string();
+        let fuse_unk = o.bool_or("fuse_unk", false)?;
+        let byte_fallback = o.bool_or("byte_fallback", false)?;
+        let ignore_merges = o.bool_or("ignore_merges", false)?;
+        // HF: "Missing vocab/merges", before anything is read from them.
+        o.req("vocab")?;
+        o.req("merges")?;
+        let vocab_path = join(o.path, "vocab");
+        let vocab = Vocab::from_json(o.req("vocab")?, &vocab_path)?;
+        let merges = build_merges(o.req("merges")?, &join(o.path, "merges"), &vocab, &vocab_path, prefix.len())?;
+
+        let mut ascii = Box::new([[NONE; 4]; 128]);
+        let mut chars: FxHashMap<char, Spellings> = FxHashMap::default();
+        // Only a short token can spell one character (the length is in the map entry: the
+        // long ones cost no memory access).
+        let longest = 4 + prefix.len() + suffix.len();
+        for (token, id) in vocab.iter() {
+            if token.len() > longest {
+                continue;
+            }
+            let spellings = [
+                Some(token),
+                token.strip_prefix(prefix.as_str()),
+                token.strip_suffix(suffix.as_str()),
+                token.strip_prefix(prefix.as_str()).and_then(|t| t.strip_suffix(suffix.as_str())),
+            ];
+            for (k, s) in spellings.into_iter().enumerate() {
+                let Some(c) = s.and_then(single_char) else { continue };
+                if c.is_ascii() {
+                    ascii[c as usize][k] = id;
+                } else {
+                    chars.entry(c).or_insert([NONE; 4])[k] = id;
+                }
+            }
+        }
+        let bytes = byte_fallback.then(|| {
+            let mut table = Box::new([NONE; 256]);
+            let mut name = String::with_capacity(6);
+            for (b, slot) in table.iter_mut().enumerate() {
+                use std::fmt::Write;
+                name.clear();
+                let _ = write!(name, "<0x{b:02X}>");
+                *slot = vocab.get(&name).unwrap_or(NONE);
+            }
+            table
+        });
+        let unk = unk_token.map(|u| (u.to_string(), vocab.get(u)));
+        Ok(Bpe { vocab, merges, ascii, chars, bytes, unk, prefix, suffix, fuse_unk, ignore_merges, no_merges })
+    }
+
+    pub(super) fn vocab(&self) -> &Vocab {
+        &self.vocab
+    }
+
+    fn char_id(&self, c: char, spelling: usize) -> u32 {
+        if c.is_ascii() {
+            self.ascii[c as usize][spelling]
+        } else {
+            self.chars.get(&c).map_or(NONE, |s| s[spelling])
+        }
+    }
+
+    fn unk_id(&self, unk: &str, id: Option<u32>) -> Result<u32, CoreError> {
+        id.ok_or_else(|| {
+            CoreError::Input(format!(
+                "BPE model: the unknown token {unk:?} is not in the vocabulary, and this text needs it \
+                 (Hugging Face: \"Unk token `{unk}` not found in the vocabulary\")"
+            ))
+        })
+    }
+
+    /// Appends the tokens of `word` to `out` (HF's `BPE::tokenize`).
+    pub(super) fn tokenize(&self, word: &str, out: &mut Vec<Token>) -> Result<(), CoreError> {
+        if word.is_empty() {
+            return Ok(());
+        }
+        // Symbols are linked by i32 indices: at most one per byte of the word, prefix and suffix.
+        if word.len().saturating_mul(1 + self.prefix.len() + self.suffix.len()) >= i32::MAX as usize {
+            return Err(CoreError::Input(format!("BPE model: a word of {} bytes is too long", word.len())));
+        }
+        if self.ignore_merges && !self.no_merges {
+            if let Some(id) = self.vocab.get(word) {
+                out.push(Token { id, start: 0, end: word.len() as u32 });
+                return Ok(());
+            }
+        }
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut scratch) => {
+                let (syms, heap) = &mut *scratch;
+                syms.clear();
+                heap.clear();
+                self.tokenize_with(word, out, syms, heap)
+            }
+            // Cannot happen (nothing here calls back into a model); fresh buffers then.
+            Err(_) => self.tokenize_with(word, out, &mut Vec::new(), &mut BinaryHeap::new()),
+        })
+    }
+
+    fn tokenize_with(
+        &self,
+        word: &str,
+        out: &mut Vec<Token>,
+        syms: &mut Vec<Sym>,
+        heap: &mut Heap,
+    ) -> Result<(), CoreError> {
+        let add = |syms: &mut Vec<Sym>, id: u32, len: u32| {
+            let n = syms.len() as i32;
+            if let Some(last) = syms.last_mut() {
+                last.next = n;
+            }
+            syms.push(Sym { id, prev: n - 1, next: -1, len });
+        };
+        // A pending unknown token (id, byte length): HF adds it before the next known
+        // character, so that `fuse_unk` can extend it, but not before byte-fallback tokens.
+        let mut unk: Option<(u32, u32)> = None;
+        for (i, c) in word.char_indices() {
+            let len = c.len_utf8();
+            let (first, last) = (i == 0, i + len == word.len());
+            let spelling = usize::from(!first) | usize::from(last) << 1;
+            let id = self.char_id(c, spelling);
+            if id != NONE {
+                if let Some((u, ulen)) = unk.take() {
+                    add(syms, u, ulen);
+                }
+                add(syms, id, len as u32);
+                continue;
+            }
+            if let Some(table) = &self.bytes {
+                // The bytes of the whole looked-up string: prefix, character, suffix.
+                let pre = if first { "" } else { self.prefix.as_str() };
+                let suf = if last { self.suffix.as_str() } else { "" };
+                let mut buf = [0u8; 4];
+                let ch: &str = c.encode_utf8(&mut buf);
+                let spelled = || pre.bytes().chain(ch.bytes()).chain(suf.bytes());
+                if spelled().all(|b| table[b as usize] != NONE) {
+                    for b in spelled() {
+                        add(syms, table[b as usize], 1);
+                    }
+                    continue;
+                }
+            }
+            if let Some((unk_token, unk_id)) = &self.unk {
+                unk = match unk {
+                    Some((u, ulen)) if self.fuse_unk => Some((u, ulen + len as u32)),
+                    Some((u, ulen)) => {
+                        add(syms, u, ulen);
+                        Some((self.unk_id(unk_token, *unk_id)?, len as u32))
+                    }
+                    None => Some((self.unk_id(unk_token, *unk_id)?, len as u32)),
+                };
+            }
+        }
+        if let Some((u, ulen)) = unk {
+            add(syms, u, ulen);
+        }
+        if !self.no_merges && syms.len() > 1 {
+            self.merge_all(syms, heap);
+        }
+        out.reserve(syms.len());
+        let mut pos = 0u32;
+        for s in syms.iter().filter(|s| s.len != 0) {
+            let end = pos.saturating_add(s.len);
+            out.push(Token { id: s.id, start: pos, end });
+            pos = end;
+        }
+        Ok(())
+    }
+
+    /// HF's `Word::merge_all` without dropout.
+    fn merge_all(&self, syms: &mut [Sym], heap: &mut Heap) {
+        for (i, w) in syms.windows(2).enumerate() {
+            if let Some(&(rank, new_id)) = self.merges.get(&(w[0].id, w[1].id)) {
+                heap.push(Reverse((rank, i as u32, new_id)));
+            }
+        }
+        let n = syms.len();
+        while let Some(Reverse((_, pos, new_id))) = heap.pop() {
+            let pos = pos as usize;
+            let cur = syms[pos];
+            if cur.len == 0 || cur.next < 0 {
+                continue;
+            }
+            let next_pos = cur.next as usize;
+            let right = syms[next_pos];
+            // A stale entry: its position's pair no longer merges into the same token. (HF
+            // compares the merged id only, not the rank: kept as is.)
+            match self.merges.get(&(cur.id, right.id)) {
+                Some(&(_, id)) if id == new_id => {}
+                _ => continue,
+            }
+            syms[pos].id = new_id;
+            syms[pos].len += right.len;
+            syms[pos].next = right.next;
+            syms[next_pos].len = 0;
+            if right.next >= 0 && (right.next as usize) < n {
+                syms[right.next as usize].prev = pos as i32;
+            }
+            let cur = syms[pos];
+            if cur.prev >= 0 {
+                let prev = cur.prev as usize;
+                if let Some(&(rank, id)) = self.merges.get(&(syms[prev].id, cur.id)) {
+                    heap.push(Reverse((rank, prev as u32, id)));
+                }
+            }
+            if cur.next >= 0 && (cur.next as usize) < n {
+                if let Some(&(rank, id)) = self.merges.get(&(cur.id, syms[cur.next as usize].id)) {
+                    heap.push(Reverse((rank, pos as u32, id)));
+                }
+            }
+        }
+    }
+}
+
+fn single_char(s: &str) -> Option<char> {
+    let mut it = s.chars();
+    let c = it.next()?;
+    it.next().is_none().then_some(c)
+}
+
+/// The `merges` list: `["a b", ...]` (HF's legacy form: split on the one space; lines starting
+/// with `#version` skipped) or `[["a", "b"], ...]`. A merge's rank is its index (after the
+/// skipped lines); a pair given twice keeps its last rank, as HF's map does. The merged token is
+/// `a` followed by `b` without its first `prefix_len` bytes (HF strips the length of the
+/// continuing-subword prefix whether or not `b` starts with it).
+fn build_merges(
+    v: &Value,
+    path: &str,
+    vocab: &Vocab,
+    vocab_path: &str,
+    prefix_len: usize,
+) -> Result<MergeMap, CoreError> {
+    let list = v.as_array().ok_or_else(|| bad(path, format!("expected a list, got {}", show(v))))?;
+    let legacy = list.first().is_some_and(Value::is_string);
+    let mut merges = MergeMap::default();
+    merges.reserve(list.len());
+    let mut merged = String::new();
+    let mut rank = 0u32;
+    for (i, item) in list.iter().enumerate() {
+        let (a, b) = if legacy {
+            let Some(line) = item.as_str() else {
+                return Err(bad(
+                    &index(path, i),
+                    format!("expected a string like the first merge, got {}", show(item)),
+                ));
+            };
+            if line.starts_with("#version") {
+                continue;
+            }
+            let mut parts = line.split(' ');
+            match (parts.next(), parts.next(), parts.next()) {
+                (Some(a), Some(b), None) => (a, b),
+                _ => {
+                    return Err(bad(
+                        &index(path, i),
+                        format!("{line:?} is not two tokens separated by one space (Hugging Face: \"Merges text file invalid at line {}\")", rank + 1),
+                    ))
+                }
+            }
+        } else {
+            match item.as_array().map(Vec::as_slice) {
+                Some([Value::String(a), Value::String(b)]) => (a.as_str(), b.as_str()),
+                _ => {
+                    return Err(bad(
+                        &index(path, i),
+                        format!("expected a pair of strings [\"a\", \"b\"], got {}", show(item)),
+                    ))
+                }
+            }
+        };
+        let id = |t: &str| {
+            vocab.get(t).ok_or_else(|| {
+                bad(&index(path, i), format!("token {t:?} of the merge ({a:?}, {b:?}) is not in {vocab_path}"))
+            })
+        };
+        let (a_id, b_id) = (id(a)?, id(b)?);
+        let Some(rest) = b.get(prefix_len..) else {
+            return Err(bad(
+                &index(path, i),
+                format!(
+                    "the merge ({a:?}, {b:?}): {b:?} is shorter than the continuing_subword_prefix, or cut inside \
+                     a character by it (Hugging Face panics here)"
+                ),
+            ));
+        };
+        merged.clear();
+        merged.push_str(a);
+        merged.push_str(rest);
+        let new_id = vocab.get(&merged).ok_or_else(|| {
+            bad(&index(path, i), format!("the merge ({a:?}, {b:?}) makes {merged:?}, which is not in {vocab_path}"))
+        })?;
+        merges.insert((a_id, b_id), (rank, new_id));
+        rank += 1;
+    }
+    Ok(merges)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{load, toks};
+    use super::super::Model;
+    use super::*;
+    use serde_json::json;
+
+    type Case<'a> = (&'a str, Option<&'a [(u32, u32, u32)]>);
+
+    /// Expected values: `Tokenizer.from_str(json with this "model").model.tokenize(word)` in HF
+    /// Python, `(token.id, *token.offsets)` (model offsets: bytes within the word); `None`: it
+    /// raised. Generated by /tmp/hfb/gen.py (not kept) from the cases in each comment.
+    #[rustfmt::skip]
+    const CASES: &[(&str, &[Case])] = &[
+        // overlap
+        (
+            r###"{"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "aa": 3, "aaa": 4, "ab": 5, "bc": 6, "abc": 7, "aaaa": 8}, "merges": ["a a", "aa a", "a b", "b c", "ab c", "aa aa"]}"###,
+            &[
+            ("a", Some(&[(0, 0, 1)])),
+            ("aa", Some(&[(3, 0, 2)])),
+            ("aaa", Some(&[(4, 0, 3)])),
+            ("aaaa", Some(&[(8, 0, 4)])),
+            ("aaaaa", Some(&[(3, 0, 2), (4, 2, 5)])),
+            ("aaaaaa", Some(&[(8, 0, 4), (3, 4, 6)])),
+            ("abc", Some(&[(7, 0, 3)])),
+            ("aabc", Some(&[(3, 0, 2), (6, 2, 4)])),
+            ("abab", Some(&[(5, 0, 2), (5, 2, 4)])),
+            ("cab", Some(&[(2, 0, 1), (5, 1, 3)])),
+            ("abcabc", Some(&[(7, 0, 3), (7, 3, 6)])),
+            ],
+        ),
+        // tuple_rank
+        (
+            r###"{"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "ab": 3, "bc": 4, "abc": 5}, "merges": [["b", "c"], ["a", "b"], ["a", "bc"], ["ab", "c"]]}"###,
+            &[
+            ("abc", Some(&[(5, 0, 3)])),
+            ("ab", Some(&[(3, 0, 2)])),
+            ("bc", Some(&[(4, 0, 2)])),
+            ("cabc", Some(&[(2, 0, 1), (5, 1, 4)])),
+            ("abcbc", Some(&[(5, 0, 3), (4, 3, 5)])),
+            ],
+        ),
+        // tuple_rank2
+        (
+            r###"{"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "ab": 3, "bc": 4, "abc": 5}, "merges": [["a", "b"], ["b", "c"], ["ab", "c"], ["a", "bc"]]}"###,
+            &[
+            ("abc", Some(&[(5, 0, 3)])),
+            ("bcabc", Some(&[(4, 0, 2), (5, 2, 5)])),
+            ("abcbc", Some(&[(5, 0, 3), (4, 3, 5)])),
+            ],
+        ),
+        // dup_merge
+        (
+            r###"{"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "ab": 3, "bc": 4}, "merges": ["a b", "b c", "a b"]}"###,
+            &[
+            ("abc", Some(&[(0, 0, 1), (4, 1, 3)])),
+            ],
+        ),
+        // version
+        (
+            r###"{"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "ab": 3, "bc": 4}, "merges": ["#version: 0.2", "b c", "#version x", "a b"]}"###,
+            &[
+            ("abc", Some(&[(0, 0, 1), (4, 1, 3)])),
+            ],
+        ),
+        // prefix_suffix
+        (
+            r###"{"type": "BPE", "vocab": {"a": 0, "##a": 1, "b": 2, "##b": 3, "a</w>": 4, "##a</w>": 5, "b</w>": 6, "##b</w>": 7, "ab": 8, "ab</w>": 9, "##ab</w>": 10, "aa</w>": 11}, "merges": ["a ##b", "a ##b</w>", "##a ##b</w>", "a ##a</w>"], "continuing_subword_prefix": "##", "end_of_word_suffix": "</w>"}"###,
+            &[
+            ("a", Some(&[(4, 0, 1)])),
+            ("b", Some(&[(6, 0, 1)])),
+            ("ab", Some(&[(9, 0, 2)])),
+            ("aab", Some(&[(0, 0, 1), (10, 1, 3)])),
+            ("aa", Some(&[(11, 0, 2)])),
+            ("ba", Some(&[(2, 0, 1), (5, 1, 2)])),
+            ("abb", Some(&[(8, 0, 2), (7, 2, 3)])),
+            ("ç", Some(&[])),
+            ("aça", Some(&[(11, 0, 2)])),
+            ],
+        ),
+        // prefix_strip_quirk
+        (
+            r###"{"type": "BPE", "vocab": {"a": 0, "##x": 1, "xyb": 2, "ab": 3, "##b": 4, "##y": 5, "##xy": 6, "##xyb": 7, "axyb": 8}, "merges": ["##x ##y", "##xy ##b", "a xyb", "a ##xyb"], "continuing_subword_prefix": "##"}"###,
+            &[
+            ("ab", Some(&[(0, 0, 1), (4, 1, 2)])),
+            ("axyb", Some(&[(8, 0, 4)])),
+            ],
+        ),
+        // ignore_merges
+        (
+            r###"{"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "ab": 3, "abc": 4, "bc": 5}, "merges": ["a b", "b c"], "ignore_merges": true}"###,
+            &[
+            ("abc", Some(&[(4, 0, 3)])),
+            ("abcabc", Some(&[(3, 0, 2), (2, 2, 3), (3, 3, 5), (2, 5, 6)])),
+            ("ab", Some(&[(3, 0, 2)])),
+            ("bca", Some(&[(5, 0, 2), (0, 2, 3)])),
+            ],
+        ),
+        // no_ignore
+        (
+            r###"{"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "ab": 3, "abc": 4, "bc": 5}, "merges": ["a b", "b c"], "ignore_merges": false}"###,
+            &[
+            ("abc", Some(&[(3, 0, 2), (2, 2, 3)])),
+            ("abcabc", Some(&[(3, 0, 2), (2, 2, 3), (3, 3, 5), (2, 5, 6)])),
+            ("ab", Some(&[(3, 0, 2)])),
+            ("bca", Some(&[(5, 0, 2), (0, 2, 3)])),
+            ],
+        ),
+        // dropout1
+        (
+            r###"{"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "ab": 3, "abc": 4, "bc": 5}, "merges": ["a b", "b c"], "ignore_merges": true, "dropout": 1.0}"###,
+            &[
+            ("abc", Some(&[(0, 0, 1), (1, 1, 2), (2, 2, 3)])),
+            ("ab", Some(&[(0, 0, 1), (1, 1, 2)])),
+            ],
+        ),
+        // dropout0
+        (
+            r###"{"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "ab": 3, "abc": 4, "bc": 5}, "merges": ["a b", "b c"], "dropout": 0.0}"###,
+            &[
+            ("abc", Some(&[(3, 0, 2), (2, 2, 3)])),
+            ("ab", Some(&[(3, 0, 2)])),
+            ],
+        ),
+        // byte_fallback
+        (
+            r###"{"type": "BPE", "vocab": {"<unk>": 0, "a": 1, "b": 2, "<0xC3>": 3, "<0xA9>": 4, "<0xE4>": 5, "<0xB8>": 6, "<0x23>": 7, "<0x63>": 8, "ab": 9}, "merges": ["a b"], "byte_fallback": true, "unk_token": "<unk>"}"###,
+            &[
+            ("aéb", Some(&[(1, 0, 1), (3, 1, 2), (4, 2, 3), (2, 3, 4)])),
+            ("ab", Some(&[(9, 0, 2)])),
+            ("中", Some(&[(0, 0, 3)])),
+            ("é中", Some(&[(3, 0, 1), (4, 1, 2), (0, 2, 5)])),
+            ("axéb", Some(&[(1, 0, 1), (3, 1, 2), (4, 2, 3), (0, 3, 4), (2, 4, 5)])),
+            ("xxé", Some(&[(0, 0, 1), (3, 1, 2), (4, 2, 3), (0, 3, 4)])),
+            ("aé", Some(&[(1, 0, 1), (3, 1, 2), (4, 2, 3)])),
+            ("😀", Some(&[(0, 0, 4)])),
+            ("ac", Some(&[(1, 0, 1), (8, 1, 2)])),
+            ("abé", Some(&[(9, 0, 2), (3, 2, 3), (4, 3, 4)])),
+            ],
+        ),
+        // byte_fallback_fuse
+        (
+            r###"{"type": "BPE", "vocab": {"<unk>": 0, "a": 1, "b": 2, "<0xC3>": 3, "<0xA9>": 4, "<0xE4>": 5, "<0xB8>": 6, "<0x23>": 7, "<0x63>": 8, "ab": 9}, "merges": ["a b"], "byte_fallback": true, "unk_token": "<unk>", "fuse_unk": true}"###,
+            &[
+            ("axyéb", Some(&[(1, 0, 1), (3, 1, 2), (4, 2, 3), (0, 3, 5), (2, 5, 6)])),
+            ("xy", Some(&[(0, 0, 2)])),
+            ("x中yz", Some(&[(0, 0, 6)])),
+            ("xéy", Some(&[(3, 0, 1), (4, 1, 2), (0, 2, 4)])),
+            ],
+        ),
+        // byte_fallback_no_unk
+        (
+            r###"{"type": "BPE", "vocab": {"<unk>": 0, "a": 1, "b": 2, "<0xC3>": 3, "<0xA9>": 4, "<0xE4>": 5, "<0xB8>": 6, "<0x23>": 7, "<0x63>": 8, "ab": 9}, "merges": ["a b"], "byte_fallback": true}"###,
+            &[
+            ("axéb", Some(&[(1, 0, 1), (3, 1, 2), (4, 2, 3), (2, 3, 4)])),
+            ("xab", Some(&[(9, 0, 2)])),
+            ("中x", Some(&[])),
+            ],
+        ),
+        // byte_fallback_prefix
+        (
+            r###"{"type": "BPE", "vocab": {"<unk>": 0, "a": 1, "b": 2, "<0xC3>": 3, "<0xA9>": 4, "<0xE4>": 5, "<0xB8>": 6, "<0x23>": 7, "<0x63>": 8, "ab": 9}, "merges": [], "byte_fallback": true, "continuing_subword_prefix": "##"}"###,
+            &[
+            ("abc", Some(&[(1, 0, 1), (7, 1, 2), (7, 2, 3), (8, 3, 4)])),
+            ("acb", Some(&[(1, 0, 1), (7, 1, 2), (7, 2, 3), (8, 3, 4)])),
+            ("ac", Some(&[(1, 0, 1), (7, 1, 2), (7, 2, 3), (8, 3, 4)])),
+            ("c", Some(&[(8, 0, 1)])),
+            ],
+        ),
+        // unk
+        (
+            r###"{"type": "BPE", "vocab": {"<unk>": 0, "a": 1, "b": 2, "ab": 3}, "merges": ["a b"], "unk_token": "<unk>"}"###,
+            &[
+            ("xab", Some(&[(0, 0, 1), (3, 1, 3)])),
+            ("abx", Some(&[(3, 0, 2), (0, 2, 3)])),
+            ("axxb", Some(&[(1, 0, 1), (0, 1, 2), (0, 2, 3), (2, 3, 4)])),
+            ("x", Some(&[(0, 0, 1)])),
+            ("éa", Some(&[(0, 0, 2), (1, 2, 3)])),
+            ("xé", Some(&[(0, 0, 1), (0, 1, 3)])),
+            ],
+        ),
+        // unk_fuse
+        (
+            r###"{"type": "BPE", "vocab": {"<unk>": 0, "a": 1, "b": 2, "ab": 3}, "merges": ["a b"], "unk_token": "<unk>", "fuse_unk": true}"###,
+            &[
+            ("xab", Some(&[(0, 0, 1), (3, 1, 3)])),
+            ("abx", Some(&[(3, 0, 2), (0, 2, 3)])),
+            ("axxb", Some(&[(1, 0, 1), (0, 1, 3), (2, 3, 4)])),
+            ("x", Some(&[(0, 0, 1)])),
+            ("éaxé", Some(&[(0, 0, 2), (1, 2, 3), (0, 3, 6)])),
+            ("xé", Some(&[(0, 0, 3)])),
+            ],
+        ),
+        // unk_missing
+        (
+            r###"{"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"], "unk_token": "<unk>"}"###,
+            &[
+            ("ab", Some(&[(2, 0, 2)])),
+            ("axb", None),
+            ],
+        ),
+        // no_unk
+        (
+            r###"{"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}"###,
+            &[
+            ("axb", Some(&[(2, 0, 2)])),
+            ("xab", Some(&[(2, 0, 2)])),
+            ("x", Some(&[])),
+            ("aéb", Some(&[(2, 0, 2)])),
+            ],
+        ),
+        // spaces_tuple
+        (
+            r###"{"type": "BPE", "vocab": {"a b": 0, "c": 1, "a bc": 2}, "merges": [["a b", "c"]]}"###,
+            &[
+            ("a bc", Some(&[(1, 0, 1)])),
+            ],
+        ),
+        // nulls
+        (
+            r###"{"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"], "dropout": null, "unk_token": null, "continuing_subword_prefix": null, "end_of_word_suffix": null, "fuse_unk": null, "byte_fallback": null, "ignore_merges": null}"###,
+            &[
+            ("ab", Some(&[(2, 0, 2)])),
+            ],
+        ),
+        // empty_prefix
+        (
+            r###"{"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"], "continuing_subword_prefix": "", "end_of_word_suffix": ""}"###,
+            &[
+            ("ab", Some(&[(2, 0, 2)])),
+            ("ba", Some(&[(1, 0, 1), (0, 1, 2)])),
+            ],
+        ),
+    ];
+
+    #[test]
+    fn matches_hf() {
+        for (model, words) in CASES {
+            let m = load(serde_json::from_str(model).unwrap()).unwrap_or_else(|e| panic!("{model}: {e}"));
+            for &(word, expected) in words.iter() {
+                let mut out = Vec::new();
+                match (m.tokenize(word, &mut out), expected) {
+                    (Ok(()), Some(exp)) => {
+                        let got: Vec<(u32, u32, u32)> = out.iter().map(|t| (t.id, t.start, t.end)).collect();
+                        assert_eq!(got, exp.to_vec(), "{model} {word:?}");
+                    }
+                    (Err(CoreError::Input(_)), None) => {}
+                    (got, _) => panic!("{model} {word:?}: {got:?} {out:?}"),
+                }
+            }
+        }
+    }
+
+    fn err(v: Value) -> CoreError {
+        load(v).unwrap_err()
+    }
+
+    #[test]
+    fn load_errors() {
+        // Tokenizer.from_str(...) in HF Python: the message of each is in a comment.
+        let v = json!({"a": 0, "b": 1, "ab": 2});
+        // "Token `x` out of vocabulary"
+        let e = err(json!({"type": "BPE", "vocab": v, "merges": ["a b", "a x"]}));
+        assert_eq!(e.to_string(), "model.merges[1]: token \"x\" of the merge (\"a\", \"x\") is not in model.vocab");
+        let e = err(json!({"type": "BPE", "vocab": v, "merges": [["x", "b"]]}));
+        assert!(e.to_string().starts_with("model.merges[0]: token \"x\""), "{e}");
+        // "Token `ab` out of vocabulary" (the merged token)
+        let e = err(json!({"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": ["a b"]}));
+        assert_eq!(
+            e.to_string(),
+            "model.merges[0]: the merge (\"a\", \"b\") makes \"ab\", which is not in model.vocab"
+        );
+        // "Merges text file invalid at line 2" (after the skipped #version line)
+        let e = err(json!({"type": "BPE", "vocab": v, "merges": ["#version: 0.2", "a b", "a b c"]}));
+        assert!(e.to_string().contains("at line 2"), "{e}");
+        assert!(err(json!({"type": "BPE", "vocab": v, "merges": ["a  b"]})).to_string().starts_with("model.merges[0]"));
+        assert!(err(json!({"type": "BPE", "vocab": v, "merges": ["ab"]})).to_string().starts_with("model.merges[0]"));
+        // "data did not match any variant of untagged enum MergeType"
+        assert!(err(json!({"type": "BPE", "vocab": v, "merges": [["a", "b"], "a b"]}))
+            .to_string()
+            .starts_with("model.merges[1]"));
+        assert!(err(json!({"type": "BPE", "vocab": v, "merges": ["a b", ["a", "b"]]}))
+            .to_string()
+            .starts_with("model.merges[1]"));
+        assert!(err(json!({"type": "BPE", "vocab": v, "merges": [["a", "b", "c"]]}))
+            .to_string()
+            .starts_with("model.merges[0]"));
+        assert!(err(json!({"type": "BPE", "vocab": v, "merges": "a b"})).to_string().starts_with("model.merges"));
+        // "Missing vocab/merges"
+        assert_eq!(err(json!({"type": "BPE", "vocab": v})).to_string(), "model.merges: missing");
+        assert_eq!(err(json!({"type": "BPE", "merges": []})).to_string(), "model.vocab: missing");
+        // "Dropout should be between 0 and 1, inclusive"
+        assert!(matches!(err(json!({"type": "BPE", "vocab": v, "merges": [], "dropout": 1.5})), CoreError::Vocab(_)));
+        assert!(matches!(err(json!({"type": "BPE", "vocab": v, "merges": [], "dropout": -0.5})), CoreError::Vocab(_)));
+        // Random: not supported.
+        assert!(matches!(
+            err(json!({"type": "BPE", "vocab": v, "merges": [], "dropout": 0.1})),
+            CoreError::Unsupported(_)
+        ));
+        // HF panics ("slice index starts at 2 but ends at 1"): the prefix is longer than "b".
+        let e = err(json!({"type": "BPE", "vocab": v, "merges": ["a b"], "continuing_subword_prefix": "##"}));
+        assert!(e.to_string().contains("shorter than the continuing_subword_prefix"), "{e}");
+        let e = err(
+            json!({"type": "BPE", "vocab": {"a": 0, "éb": 1, "ab": 2}, "merges": ["a éb"], "continuing_subword_prefix": "#"}),
+        );
+        assert!(e.to_string().contains("shorter than the continuing_subword_prefix"), "{e}");
+        // Wrong field types, unknown options.
+        assert!(err(json!({"type": "BPE", "vocab": v, "merges": [], "fuse_unk": 1}))
+            .to_string()
+            .starts_with("model.fuse_unk"));
+        assert!(err(json!({"type": "BPE", "vocab": v, "merges": [], "unk_token": 1}))
+            .to_string()
+            .starts_with("model.unk_token"));
+        assert!(matches!(
+            err(json!({"type": "BPE", "vocab": v, "merges": [], "cache_capacity": 1})),
+            CoreError::Unsupported(_)
+        ));
+        assert_eq!(
+            err(json!({"type": "BPE", "vocab": {}, "merges": []})).to_string(),
+            "model.vocab: the vocabulary is empty"
+        );
+    }
+
+    #[test]
+    fn model_api() {
+        let m = load(json!({"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]})).unwrap();
+        assert_eq!((m.vocab_size(), m.token_to_id("ab"), m.id_to_token(1)), (3, Some(2), Some("b")));
+        assert!(matches!(&m, Model::Bpe(b) if b.merges.len() == 1));
+        assert_eq!(toks(&m, "aab"), vec![(0, (0, 1)), (2, (1, 3))]);
+        let mut out = vec![Token { id: 9, start: 0, end: 0 }];
+        m.tokenize("ab", &mut out).unwrap();
+        assert_eq!(out.len(), 2, "appends");
+    }
+}
