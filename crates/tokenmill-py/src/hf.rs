@@ -38,8 +38,7 @@ impl PyHfTokenizer {
     fn encoding<'py>(&self, py: Python<'py>, e: &Encoding) -> PyResult<Bound<'py, PyTuple>> {
         let overflowing =
             e.overflowing.iter().map(|o| self.encoding(py, o)).collect::<PyResult<Vec<Bound<'py, PyTuple>>>>()?;
-        let seq: Vec<Option<usize>> =
-            (0..e.ids.len()).map(|i| e.sequence_ranges.iter().find(|(_, r)| r.contains(&i)).map(|(s, _)| *s)).collect();
+        let seq = e.sequence_ids();
         PyTuple::new(
             py,
             [
