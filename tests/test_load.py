@@ -54,9 +54,9 @@ def test_gpt2_files_by_either_file_or_directory(tmp_path, shared_data):
         assert enc.special_tokens == {"<|endoftext|>": 50256}
 
 
-def test_hugging_face_file_is_named_as_such(shared_data):
-    with pytest.raises(VocabFormatError, match="Hugging Face tokenizer.json"):
-        tokenmill.load(shared_data / "gpt2" / "tokenizer.json")
+def test_hugging_face_files_load_as_hf_tokenizers(shared_data):
+    for name in ("gpt2/tokenizer.json", "hf/gpt-4o.o200k.tokenizer.json.gz", "hf/bert-base-uncased/tokenizer.json"):
+        assert isinstance(tokenmill.load(shared_data / name), tokenmill.HFTokenizer)
 
 
 def test_unknown_content_lists_what_load_reads(tmp_path):

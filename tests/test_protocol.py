@@ -14,6 +14,7 @@ import pickle
 import numpy as np
 import pytest
 
+import peers
 import tokenmill
 from tokenmill import DisallowedSpecialTokenError, Tokenizer, UnknownTokenError
 from tokenmill.samples import sample_path
@@ -21,6 +22,21 @@ from tokenmill.samples import sample_path
 TEXT = sample_path().read_text(encoding="utf-8")[:3000]
 WORDS = ["hello", "world", ",", "new", "line", "ok", "a", "it", "had", "always", "been", "surprise", "to", "me", ".", "gisburn", "'", "s", "-", "?", "x"]
 SAMPLES = ["It had always been a surprise to me.", "hello  world,\nnew line", "", "a", "Gisburn's  --  ok?"]
+
+
+def _hf_wordpiece():
+    """A BERT-style tokenizer.json built with HF's own API, with <|endoftext|> as a special token."""
+    from tokenizers import Tokenizer as HF, decoders, models, normalizers, pre_tokenizers, processors
+
+    vocab = {t: i for i, t in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "<|endoftext|>", *sorted(set(TEXT.lower().split()) | set(WORDS))])}
+    hf = HF(models.WordPiece(vocab, unk_token="[UNK]"))
+    hf.normalizer = normalizers.BertNormalizer()
+    hf.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    hf.post_processor = processors.TemplateProcessing(single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+                                                      special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
+    hf.decoder = decoders.WordPiece()
+    hf.add_special_tokens(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "<|endoftext|>"])
+    return tokenmill.HFTokenizer.from_str(hf.to_str())
 
 
 def _families():
@@ -36,6 +52,8 @@ def _families():
         "classic_bpe": models(tokenmill.ClassicBPE),
         "word": models(tokenmill.WordLevel),
         "char": models(tokenmill.CharLevel),
+        "hf_gpt2": lambda: tokenmill.load(peers.shared_data() / "gpt2" / "tokenizer.json"),
+        "hf_wordpiece": _hf_wordpiece,
         "wordpiece": lambda: tokenmill.WordPiece(
             {t: i for i, t in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "<|endoftext|>", *sorted(set(TEXT.lower().split()) | set(WORDS))])},
             {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "<|endoftext|>": 4},
@@ -143,7 +161,7 @@ def test_native_document_files_and_pickling(tok, tmp_path):
 
 
 def test_export_formats_say_which_families_they_hold(tok, tmp_path):
-    if isinstance(tok, tokenmill.Encoding):
+    if isinstance(tok, (tokenmill.Encoding, tokenmill.HFTokenizer)):
         assert [p.name for p in tok.export("hf", tmp_path / "tokenizer.json")] == ["tokenizer.json"]
     else:
         with pytest.raises(ValueError, match="byte-level BPE"):
@@ -153,4 +171,4 @@ def test_export_formats_say_which_families_they_hold(tok, tmp_path):
 
 
 def test_model_types_are_registered():
-    assert sorted(tokenmill.tokenizer.model_types()) == ["byte_bpe", "char", "classic_bpe", "word", "wordpiece"]
+    assert sorted(tokenmill.tokenizer.model_types()) == ["byte_bpe", "char", "classic_bpe", "huggingface", "word", "wordpiece"]

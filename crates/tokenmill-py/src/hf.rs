@@ -95,38 +95,47 @@ impl PyHfTokenizer {
         self.inner.padding.is_some()
     }
 
-    /// The ids of `text` (HF's `encode(text, add_special_tokens).ids`).
-    #[pyo3(signature = (text, add_special_tokens=true))]
-    fn encode<'py>(&self, py: Python<'py>, text: &str, add_special_tokens: bool) -> PyResult<Bound<'py, PyList>> {
-        let ids = run(py, || self.inner.encode_ids(text, add_special_tokens, &mut Scratch::default()))?;
+    /// The ids of `text` (HF's `encode(text, add_special_tokens).ids`); `skip`: ids of added
+    /// tokens whose text is encoded as ordinary text.
+    #[pyo3(signature = (text, add_special_tokens=true, skip=Vec::new()))]
+    fn encode<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        add_special_tokens: bool,
+        skip: Vec<u32>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let ids = run(py, || self.inner.encode_ids(text, add_special_tokens, &skip, &mut Scratch::default()))?;
         self.ints.list(py, &ids)
     }
 
     /// The full encoding of `text` (and `pair`) as a tuple in `ENCODING_FIELDS` order.
-    #[pyo3(signature = (text, pair=None, add_special_tokens=true))]
+    #[pyo3(signature = (text, pair=None, add_special_tokens=true, skip=Vec::new()))]
     fn encode_full<'py>(
         &self,
         py: Python<'py>,
         text: &str,
         pair: Option<&str>,
         add_special_tokens: bool,
+        skip: Vec<u32>,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        let e = run(py, || self.inner.encode(text, pair, add_special_tokens))?;
+        let e = run(py, || self.inner.encode_with(text, pair, add_special_tokens, &skip, &mut Scratch::default()))?;
         self.encoding(py, &e)
     }
 
     /// The ids of every text, on `num_threads` threads (per call), in order.
-    #[pyo3(signature = (texts, add_special_tokens=true, num_threads=1))]
+    #[pyo3(signature = (texts, add_special_tokens=true, num_threads=1, skip=Vec::new()))]
     fn encode_batch<'py>(
         &self,
         py: Python<'py>,
         texts: Vec<PyBackedStr>,
         add_special_tokens: bool,
         num_threads: usize,
+        skip: Vec<u32>,
     ) -> PyResult<Bound<'py, PyList>> {
         let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
         if self.inner.padding.is_some() {
-            let all = run(py, || self.inner.encode_ids_batch(&strs, add_special_tokens, num_threads))?;
+            let all = run(py, || self.inner.encode_ids_batch(&strs, add_special_tokens, &skip, num_threads))?;
             let lists = all.iter().map(|ids| self.ints.list(py, ids)).collect::<PyResult<Vec<_>>>()?;
             return PyList::new(py, lists);
         }
@@ -134,14 +143,14 @@ impl PyHfTokenizer {
             py,
             &strs,
             num_threads,
-            |t: &str, s: &mut Scratch| self.inner.encode_ids(t, add_special_tokens, s),
+            |t: &str, s: &mut Scratch| self.inner.encode_ids(t, add_special_tokens, &skip, s),
             |ids| self.ints.list(py, ids),
         )?;
         PyList::new(py, lists)
     }
 
     /// Full encodings of every text (with its pair), padded across the batch as HF does.
-    #[pyo3(signature = (texts, pairs=None, add_special_tokens=true, num_threads=1))]
+    #[pyo3(signature = (texts, pairs=None, add_special_tokens=true, num_threads=1, skip=Vec::new()))]
     fn encode_batch_full<'py>(
         &self,
         py: Python<'py>,
@@ -149,10 +158,12 @@ impl PyHfTokenizer {
         pairs: Option<Vec<PyBackedStr>>,
         add_special_tokens: bool,
         num_threads: usize,
+        skip: Vec<u32>,
     ) -> PyResult<Bound<'py, PyList>> {
         let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
         let pstrs: Option<Vec<&str>> = pairs.as_ref().map(|p| p.iter().map(|s| &**s).collect());
-        let encs = run(py, || self.inner.encode_batch(&strs, pstrs.as_deref(), add_special_tokens, num_threads))?;
+        let encs =
+            run(py, || self.inner.encode_batch(&strs, pstrs.as_deref(), add_special_tokens, &skip, num_threads))?;
         let items = encs.iter().map(|e| self.encoding(py, e)).collect::<PyResult<Vec<_>>>()?;
         PyList::new(py, items)
     }
@@ -171,6 +182,21 @@ impl PyHfTokenizer {
 
     fn token_to_id(&self, token: &str) -> Option<u32> {
         self.inner.token_to_id(token)
+    }
+
+    /// The exact bytes of a token (byte-level tokenizers: through GPT-2's byte table).
+    fn token_bytes<'py>(&self, py: Python<'py>, id: u32) -> Option<Bound<'py, pyo3::types::PyBytes>> {
+        self.inner.token_bytes(id).map(|b| pyo3::types::PyBytes::new(py, &b))
+    }
+
+    /// The id of the token with these exact bytes.
+    fn bytes_to_id(&self, data: &[u8]) -> Option<u32> {
+        self.inner.bytes_to_id(data)
+    }
+
+    #[getter]
+    fn is_byte_level(&self) -> bool {
+        self.inner.is_byte_level()
     }
 
     fn id_to_token(&self, id: u32) -> Option<String> {

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from .._io import PathLike, atomic_write_bytes
 from ..errors import VocabFormatError
+from ..models.huggingface import HFTokenizer
 from .gpt2 import byte_decoder, byte_symbols, merges_for, symbols
 from .hf_regex import hf_regex
 
@@ -68,8 +69,6 @@ def load_hf_tokenizer(path: PathLike):
     >>> load_hf_tokenizer(p).encode("hello world")
     [31373, 995]
     """
-    from ..models.huggingface import HFTokenizer
-
     data = read_maybe_gzip(path)
     try:
         return HFTokenizer(data)

@@ -24,8 +24,9 @@ from typing import Any
 
 from .. import _core
 from .._args import fix_surrogates, has_surrogates, iter_texts, threads
-from ..errors import SpecialTokenError, TokenIdError, UnknownTokenError, VocabFormatError
-from ..tokenizer import Tokenizer
+from ..errors import DisallowedSpecialTokenError, TokenIdError, UnknownTokenError, VocabFormatError
+from ..specials import resolve
+from ..tokenizer import Tokenizer, reader
 
 __all__ = ["HFTokenizer", "Encoded"]
 
@@ -75,7 +76,7 @@ class HFTokenizer(Tokenizer):
     [1, 0, 2]
     """
 
-    __slots__ = ("_core", "_json", "_truncation", "_padding", "_specials")
+    __slots__ = ("_core", "_json", "_truncation", "_padding", "_specials", "_all_special_ids")
 
     model_type = "huggingface"
 
@@ -93,6 +94,7 @@ class HFTokenizer(Tokenizer):
         set_(self, "_truncation", _truncation)
         set_(self, "_padding", _padding)
         set_(self, "_specials", {c: i for i, c, special, *_ in core.added_tokens() if special})
+        set_(self, "_all_special_ids", sorted(self._specials.values()))
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable; use with_truncation(...) / with_padding(...) for a changed copy")
@@ -118,8 +120,6 @@ class HFTokenizer(Tokenizer):
         >>> HFTokenizer.from_file(p).encode("hello world")
         [31373, 995]
         """
-        from ..tokenizer import reader
-
         return reader("hf")(path)
 
     def _copy(self, core: Any, truncation: Any, padding: Any) -> HFTokenizer:
@@ -174,25 +174,35 @@ class HFTokenizer(Tokenizer):
                allowed_special: Any = "all", disallowed_special: Any = ()) -> list[int]:
         """Token ids of `text` (and `pair`), HF's ``encode(...).ids``.
 
-        Added tokens written in the text become their ids, as in HF; `disallowed_special`
-        (``"all"`` or a set) makes special-token text an error instead.
+        Added tokens written in the text become their ids, as in HF. `allowed_special` and
+        `disallowed_special` mean what they mean for every tokenmill family: special tokens
+        not allowed are encoded as ordinary text (HF's ``encode_special_tokens``), and
+        disallowed ones found in the text raise `DisallowedSpecialTokenError`.
 
         >>> tok = HFTokenizer.from_str('{"model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "hi": 1}, '
         ...     '"unk_token": "[UNK]"}, "pre_tokenizer": {"type": "Whitespace"}}')
         >>> tok.encode("hi there")
         [1, 0]
         """
-        self._check_special(text, allowed_special, disallowed_special)
+        skip = self._skip(text, allowed_special, disallowed_special)
         text = _text(text)
         if pair is not None:
-            return self._core.encode_full(text, _text(pair, "pair"), add_special_tokens)[0]
-        return self._core.encode(text, add_special_tokens)
+            return self._core.encode_full(text, _text(pair, "pair"), add_special_tokens, skip)[0]
+        return self._core.encode(text, add_special_tokens, skip)
 
     def encode_ordinary(self, text: str) -> list[int]:
-        """Ids without post-processing (HF's ``add_special_tokens=False``)."""
-        return self._core.encode(_text(text), False)
+        """Ids with special-token text encoded as text and no post-processing.
 
-    def encode_full(self, text: str, pair: str | None = None, *, add_special_tokens: bool = True) -> Encoded:
+        >>> tok = HFTokenizer.from_str('{"model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "hi": 1, "[X]": 2}, '
+        ...     '"unk_token": "[UNK]"}, "pre_tokenizer": {"type": "Whitespace"}, "added_tokens": [{"id": 2, '
+        ...     '"content": "[X]", "special": true}]}')
+        >>> tok.encode("hi[X]"), tok.encode_ordinary("hi[X]")
+        ([1, 2], [1, 0, 0, 0])
+        """
+        return self._core.encode(_text(text), False, self._all_special_ids)
+
+    def encode_full(self, text: str, pair: str | None = None, *, add_special_tokens: bool = True,
+                    allowed_special: Any = "all", disallowed_special: Any = ()) -> Encoded:
         """Everything HF's ``encode`` returns, as an `Encoded`.
 
         >>> tok = HFTokenizer.from_str('{"model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "hi": 1}, '
@@ -200,15 +210,18 @@ class HFTokenizer(Tokenizer):
         >>> tok.encode_full("hi  yo").offsets
         [(0, 2), (4, 6)]
         """
-        return Encoded(self._core.encode_full(_text(text), None if pair is None else _text(pair, "pair"), add_special_tokens))
+        skip = self._skip(text, allowed_special, disallowed_special)
+        return Encoded(self._core.encode_full(_text(text), None if pair is None else _text(pair, "pair"), add_special_tokens, skip))
 
-    def encode_with_offsets(self, text: str, *, add_special_tokens: bool = True) -> tuple[list[int], list[int]]:
+    def encode_with_offsets(self, text: str, *, add_special_tokens: bool = True, allowed_special: Any = "all",
+                            disallowed_special: Any = ()) -> tuple[list[int], list[int]]:
         """Ids and the character offset in `text` where each token starts (HF's offsets)."""
-        e = self.encode_full(text, add_special_tokens=add_special_tokens)
+        e = self.encode_full(text, add_special_tokens=add_special_tokens, allowed_special=allowed_special,
+                             disallowed_special=disallowed_special)
         return e.ids, [s for s, _ in e.offsets]
 
     def encode_batch(self, texts: Iterable[str], *, num_threads: int | None = None, add_special_tokens: bool = True,
-                     pairs: Sequence[str] | None = None) -> list[list[int]]:
+                     pairs: Sequence[str] | None = None, **special: Any) -> list[list[int]]:
         """``[encode(t) for t in texts]`` (padded across the batch when padding is on).
 
         >>> tok = HFTokenizer.from_str('{"model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "hi": 1}, '
@@ -217,10 +230,14 @@ class HFTokenizer(Tokenizer):
         [[1], [1, 0]]
         """
         n = threads(num_threads)
-        texts = [_text(t) for t in iter_texts(texts, "texts")]
+        texts = list(iter_texts(texts, "texts"))
+        skip: list[int] = []
+        for t in texts if special else ():  # the same ids for every text; each text is checked
+            skip = self._skip(t, special.get("allowed_special", "all"), special.get("disallowed_special", ()))
+        texts = [_text(t) for t in texts]
         if pairs is not None:
             return [e.ids for e in self.encode_batch_full(texts, pairs, add_special_tokens=add_special_tokens, num_threads=n)]
-        return self._core.encode_batch(texts, add_special_tokens, n)
+        return self._core.encode_batch(texts, add_special_tokens, n, skip)
 
     def encode_batch_full(self, texts: Iterable[str], pairs: Sequence[str] | None = None, *, add_special_tokens: bool = True,
                           num_threads: int | None = None) -> list[Encoded]:
@@ -257,22 +274,18 @@ class HFTokenizer(Tokenizer):
     def count(self, text: str, **kwargs: Any) -> int:
         return len(self.encode(text, **kwargs))
 
-    def _check_special(self, text: Any, allowed: Any, disallowed: Any) -> None:
-        if allowed != "all":
-            raise SpecialTokenError(
-                "allowed_special: a Hugging Face tokenizer matches every added token in the text (HF's semantics); "
-                "use encode_ordinary(text) to add no special tokens, or disallowed_special to reject special-token text"
-            )
-        if disallowed == () or not self._specials:
-            return
-        names = self._specials if disallowed == "all" else disallowed
-        if isinstance(text, str):
-            from ..errors import DisallowedSpecialTokenError
-
-            for name in names:
-                at = text.find(name)
-                if at >= 0:
-                    raise DisallowedSpecialTokenError(name, at)
+    def _skip(self, text: Any, allowed_special: Any, disallowed_special: Any) -> list[int]:
+        """The special-token ids to encode as text for this policy, after checking the
+        disallowed ones against `text` (`tokenmill.specials` defines the policy)."""
+        if not self._specials or (isinstance(allowed_special, str) and allowed_special == "all" and not disallowed_special):
+            return []
+        allowed, disallowed = resolve(frozenset(self._specials), allowed_special, disallowed_special)
+        if disallowed and isinstance(text, str):
+            hits = [(text.find(s), -len(s), s) for s in disallowed if s in text]
+            if hits:
+                at, _, name = min(hits)
+                raise DisallowedSpecialTokenError(name, at)
+        return sorted(i for s, i in self._specials.items() if s not in allowed)
 
     # ------------------------------------------------------------------ decoding
     def decode(self, tokens: Sequence[int], errors: str = "replace", *, skip_special_tokens: bool = True) -> str:
@@ -305,9 +318,8 @@ class HFTokenizer(Tokenizer):
         return dict(self._core.vocab(with_added_tokens))
 
     def token_to_id(self, token: str | bytes) -> int:
-        if isinstance(token, bytes):
-            token = token.decode("utf-8", "surrogateescape")
-        i = self._core.token_to_id(token)
+        """The id of a token given as its string (as in the vocabulary) or its exact bytes."""
+        i = self._core.bytes_to_id(bytes(token)) if isinstance(token, (bytes, bytearray)) else self._core.token_to_id(token)
         if i is None:
             raise UnknownTokenError(f"{token!r} is not a token of this tokenizer")
         return i
@@ -319,9 +331,12 @@ class HFTokenizer(Tokenizer):
         return t
 
     def token_bytes(self, id: int) -> bytes:
-        """The bytes the decoder makes of this one token (special tokens included)."""
-        self.id_to_token(id)
-        return self._core.decode([_id(id)], False).encode("utf-8", "surrogatepass")
+        """The exact bytes of a token: byte-level tokenizers map its characters back through
+        GPT-2's byte table; others give the token string's UTF-8."""
+        b = self._core.token_bytes(_id(id))
+        if b is None:
+            raise TokenIdError(id, 0, self.vocab_size)
+        return b
 
     @property
     def special_tokens(self) -> dict[str, int]:

@@ -192,20 +192,20 @@ impl AddedVocabulary {
 
     /// Splits `text` (which starts at byte `base` of the whole original) on added tokens,
     /// normalizing the pieces between them; see the module docstring. Empty pieces are
-    /// dropped. `skip_special`: special tokens are not matched (HF's
-    /// `encode_special_tokens`). `track`: keep alignments (for offsets).
+    /// dropped. `skip`: ids of added tokens not to match (their text stays text; HF's
+    /// `encode_special_tokens` skips every special token). `track`: keep alignments (for offsets).
     pub fn split(
         &self,
         text: &str,
         base: usize,
         normalizer: Option<&Normalizer>,
         track: bool,
-        skip_special: bool,
+        skip: &[u32],
         out: &mut Vec<Piece>,
     ) -> Result<(), CoreError> {
         let whole = NormalizedString::new(text, base, track);
         let mut first: Vec<Piece> = Vec::new();
-        self.split_one(whole, self.raw.as_ref(), skip_special, &mut first);
+        self.split_one(whole, self.raw.as_ref(), skip, &mut first);
         for piece in first {
             if piece.added.is_some() {
                 out.push(piece);
@@ -218,7 +218,7 @@ impl AddedVocabulary {
             if n.is_empty() {
                 continue;
             }
-            self.split_one(n, self.norm.as_ref(), skip_special, out);
+            self.split_one(n, self.norm.as_ref(), skip, out);
         }
         Ok(())
     }
@@ -227,7 +227,7 @@ impl AddedVocabulary {
         &self,
         n: NormalizedString,
         matcher: Option<&(AhoCorasick, Vec<u32>)>,
-        skip_special: bool,
+        skip: &[u32],
         out: &mut Vec<Piece>,
     ) {
         let Some((ac, ids)) = matcher else {
@@ -243,7 +243,7 @@ impl AddedVocabulary {
             let (mut start, mut stop) = (m.start(), m.end());
             let Some(&id) = ids.get(m.pattern().as_usize()) else { continue };
             let Some(tok) = self.tokens.get(&id) else { continue };
-            if skip_special && tok.special {
+            if skip.contains(&id) {
                 continue;
             }
             if tok.single_word {

@@ -129,6 +129,15 @@ const SUPPORTED: &[&str] = &[
 ];
 
 impl Decoder {
+    /// True for ByteLevel, or a Sequence holding one: tokens are byte-level characters.
+    pub fn is_byte_level(&self) -> bool {
+        match self {
+            Decoder::ByteLevel => true,
+            Decoder::Sequence(v) => v.iter().any(Decoder::is_byte_level),
+            _ => false,
+        }
+    }
+
     /// Builds the decoder of `v` (the `decoder` field, at `path`). HF requires `"type"` (no
     /// decoder can be read without it) and the fields it has no default for.
     pub fn from_json(v: &Value, path: &str) -> Result<Self, CoreError> {

@@ -119,12 +119,12 @@ impl HfTokenizer {
     // ------------------------------------------------------------------ one sequence
 
     /// Splits `text` into the pipeline's words: added tokens and pre-tokens, in order.
-    fn words(&self, text: &str, track: bool, s: &mut Scratch) -> Result<Vec<Piece>, CoreError> {
+    fn words(&self, text: &str, track: bool, skip: &[u32], s: &mut Scratch) -> Result<Vec<Piece>, CoreError> {
         let p = &*self.pipeline;
         // A Metaspace "first" after another split decides "first" from alignments (HF's rule).
         let track = track || p.pre_tokenizer.as_ref().is_some_and(PreTokenizer::needs_alignments);
         s.pieces.clear();
-        p.added.split(text, 0, p.normalizer.as_ref(), track, false, &mut s.pieces)?;
+        p.added.split(text, 0, p.normalizer.as_ref(), track, skip, &mut s.pieces)?;
         let mut out = Vec::with_capacity(s.pieces.len());
         for piece in s.pieces.drain(..) {
             if piece.added.is_some() {
@@ -144,9 +144,10 @@ impl HfTokenizer {
         Ok(out)
     }
 
-    /// Appends the ids of `text` (one sequence, no post-processing) to `ids`.
-    pub fn sequence_ids(&self, text: &str, ids: &mut Vec<u32>, s: &mut Scratch) -> Result<(), CoreError> {
-        let words = self.words(text, false, s)?;
+    /// Appends the ids of `text` (one sequence, no post-processing) to `ids`. `skip`: ids of
+    /// added tokens whose text is encoded as text (see `AddedVocabulary::split`).
+    pub fn sequence_ids(&self, text: &str, ids: &mut Vec<u32>, skip: &[u32], s: &mut Scratch) -> Result<(), CoreError> {
+        let words = self.words(text, false, skip, s)?;
         for w in &words {
             match w.added {
                 Some(id) => ids.push(id),
@@ -162,9 +163,15 @@ impl HfTokenizer {
 
     /// The full encoding of one sequence before post-processing, with character offsets in
     /// `text`, HF's `encode_single_sequence`.
-    pub fn sequence_encoding(&self, text: &str, type_id: u32, s: &mut Scratch) -> Result<Encoding, CoreError> {
+    pub fn sequence_encoding(
+        &self,
+        text: &str,
+        type_id: u32,
+        skip: &[u32],
+        s: &mut Scratch,
+    ) -> Result<Encoding, CoreError> {
         let p = &*self.pipeline;
-        let words = self.words(text, true, s)?;
+        let words = self.words(text, true, skip, s)?;
         let mut e = Encoding::default();
         for (wi, w) in words.iter().enumerate() {
             let word = Some(wi as u32);
@@ -199,18 +206,20 @@ impl HfTokenizer {
 
     /// HF's `encode(text, pair, add_special_tokens)`: truncated, post-processed, padded.
     pub fn encode(&self, text: &str, pair: Option<&str>, add_special_tokens: bool) -> Result<Encoding, CoreError> {
-        self.encode_with(text, pair, add_special_tokens, &mut Scratch::default())
+        self.encode_with(text, pair, add_special_tokens, &[], &mut Scratch::default())
     }
 
-    fn encode_with(
+    /// `encode` with `skip` (ids of added tokens not to match) and working memory.
+    pub fn encode_with(
         &self,
         text: &str,
         pair: Option<&str>,
         add_special_tokens: bool,
+        skip: &[u32],
         s: &mut Scratch,
     ) -> Result<Encoding, CoreError> {
-        let e = self.sequence_encoding(text, 0, s)?;
-        let pe = pair.map(|t| self.sequence_encoding(t, 1, s)).transpose()?;
+        let e = self.sequence_encoding(text, 0, skip, s)?;
+        let pe = pair.map(|t| self.sequence_encoding(t, 1, skip, s)).transpose()?;
         post_process(
             e,
             pe,
@@ -223,12 +232,18 @@ impl HfTokenizer {
 
     /// The ids of `encode(text, None, add_special_tokens)`, without building what only the full
     /// encoding needs when no truncation or padding is set.
-    pub fn encode_ids(&self, text: &str, add_special_tokens: bool, s: &mut Scratch) -> Result<Vec<u32>, CoreError> {
+    pub fn encode_ids(
+        &self,
+        text: &str,
+        add_special_tokens: bool,
+        skip: &[u32],
+        s: &mut Scratch,
+    ) -> Result<Vec<u32>, CoreError> {
         if self.truncation.is_some() || self.padding.is_some() {
-            return Ok(self.encode_with(text, None, add_special_tokens, s)?.ids);
+            return Ok(self.encode_with(text, None, add_special_tokens, skip, s)?.ids);
         }
         let mut ids = Vec::new();
-        self.sequence_ids(text, &mut ids, s)?;
+        self.sequence_ids(text, &mut ids, skip, s)?;
         if !add_special_tokens {
             return Ok(ids);
         }
@@ -256,13 +271,14 @@ impl HfTokenizer {
         &self,
         texts: &[&str],
         add_special_tokens: bool,
+        skip: &[u32],
         threads: usize,
     ) -> Result<Vec<Vec<u32>>, CoreError> {
         if self.padding.is_some() {
-            let encs = self.encode_batch(texts, None, add_special_tokens, threads)?;
+            let encs = self.encode_batch(texts, None, add_special_tokens, skip, threads)?;
             return Ok(encs.into_iter().map(|e| e.ids).collect());
         }
-        parallel_map_with(texts, threads, |s: &mut Scratch, t| self.encode_ids(t, add_special_tokens, s))
+        parallel_map_with(texts, threads, |s: &mut Scratch, t| self.encode_ids(t, add_special_tokens, skip, s))
     }
 
     /// HF's `encode_batch`: each text (with its pair) encoded, then padded across the batch.
@@ -271,6 +287,7 @@ impl HfTokenizer {
         texts: &[&str],
         pairs: Option<&[&str]>,
         add_special_tokens: bool,
+        skip: &[u32],
         threads: usize,
     ) -> Result<Vec<Encoding>, CoreError> {
         if let Some(p) = pairs {
@@ -284,7 +301,7 @@ impl HfTokenizer {
         }
         let idx: Vec<usize> = (0..texts.len()).collect();
         let mut encs = parallel_map_with(&idx, threads, |s: &mut Scratch, &i| {
-            self.encode_with(texts[i], pairs.map(|p| p[i]), add_special_tokens, s)
+            self.encode_with(texts[i], pairs.map(|p| p[i]), add_special_tokens, skip, s)
         })?;
         if let Some(params) = &self.padding {
             pad_encodings(&mut encs, params);
@@ -326,6 +343,46 @@ impl HfTokenizer {
     /// The string of an id (added tokens first, as HF).
     pub fn id_to_token(&self, id: u32) -> Option<&str> {
         self.pipeline.added.id_to_token(id).or_else(|| self.pipeline.model.id_to_token(id))
+    }
+
+    /// True when the decoder maps tokens back through GPT-2's byte table (a byte-level BPE).
+    pub fn is_byte_level(&self) -> bool {
+        self.pipeline.decoder.as_ref().is_some_and(Decoder::is_byte_level)
+    }
+
+    /// The exact bytes of a token: for a byte-level tokenizer, its characters through the byte
+    /// table (a character outside the table, as in added tokens, stands for its UTF-8); else
+    /// the token string's UTF-8.
+    pub fn token_bytes(&self, id: u32) -> Option<Vec<u8>> {
+        let t = self.id_to_token(id)?;
+        if !self.is_byte_level() || self.pipeline.added.get(id).is_some() {
+            return Some(t.as_bytes().to_vec());
+        }
+        let mut out = Vec::with_capacity(t.len());
+        for c in t.chars() {
+            match super::decoders::char_to_byte(c) {
+                Some(b) => out.push(b),
+                None => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+            }
+        }
+        Some(out)
+    }
+
+    /// The id of a token given by its exact bytes (the inverse of `token_bytes`).
+    pub fn bytes_to_id(&self, bytes: &[u8]) -> Option<u32> {
+        if let Ok(s) = std::str::from_utf8(bytes) {
+            if let Some(id) = self.pipeline.added.token_to_id(s) {
+                return Some(id);
+            }
+            if !self.is_byte_level() {
+                return self.pipeline.model.token_to_id(s);
+            }
+        }
+        if !self.is_byte_level() {
+            return None;
+        }
+        let s: String = bytes.iter().map(|&b| super::decoders::BYTE_TO_CHAR[b as usize]).collect();
+        self.pipeline.model.token_to_id(&s)
     }
 
     /// HF's `get_vocab_size(with_added_tokens)`.
