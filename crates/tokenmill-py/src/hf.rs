@@ -12,7 +12,6 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyList, PyTuple};
 
-use tokenmill_core::hf::encoding::{PaddingParams, TruncationParams};
 use tokenmill_core::hf::tokenizer::Scratch;
 use tokenmill_core::hf::{Encoding, HfTokenizer};
 use tokenmill_core::CoreError;
@@ -70,19 +69,24 @@ impl PyHfTokenizer {
     /// string; None: no truncation).
     #[pyo3(signature = (params=None))]
     fn with_truncation(&self, py: Python<'_>, params: Option<&str>) -> PyResult<Self> {
-        let t = parse_json(params, "truncation")
-            .and_then(|v| TruncationParams::from_json(v.as_ref(), "truncation"))
+        let inner = parse_json(params, "truncation")
+            .and_then(|v| self.inner.with_truncation(v.as_ref()))
             .map_err(|e| map_err(py, e))?;
-        Ok(PyHfTokenizer { inner: self.inner.with_truncation(t), ints: self.ints.clone() })
+        Ok(PyHfTokenizer { inner, ints: self.ints.clone() })
     }
 
     /// A copy with the padding settings of `params` (JSON string as in the file; None: off).
     #[pyo3(signature = (params=None))]
     fn with_padding(&self, py: Python<'_>, params: Option<&str>) -> PyResult<Self> {
-        let p = parse_json(params, "padding")
-            .and_then(|v| PaddingParams::from_json(v.as_ref(), "padding"))
+        let inner = parse_json(params, "padding")
+            .and_then(|v| self.inner.with_padding(v.as_ref()))
             .map_err(|e| map_err(py, e))?;
-        Ok(PyHfTokenizer { inner: self.inner.with_padding(p), ints: self.ints.clone() })
+        Ok(PyHfTokenizer { inner, ints: self.ints.clone() })
+    }
+
+    /// `(truncation, padding)`: the JSON of the settings in force (None: off).
+    fn settings(&self) -> (Option<String>, Option<String>) {
+        (self.inner.truncation_json.clone(), self.inner.padding_json.clone())
     }
 
     #[getter]
@@ -192,6 +196,12 @@ impl PyHfTokenizer {
     /// The id of the token with these exact bytes.
     fn bytes_to_id(&self, data: &[u8]) -> Option<u32> {
         self.inner.bytes_to_id(data)
+    }
+
+    /// Which pre-tokenizer splits text for ids (`"o200k"`...: the fast byte-level path; `"hf"`).
+    #[getter]
+    fn pretokenizer(&self) -> &'static str {
+        self.inner.pretokenizer_name()
     }
 
     #[getter]

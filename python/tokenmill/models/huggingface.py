@@ -76,7 +76,7 @@ class HFTokenizer(Tokenizer):
     [1, 0, 2]
     """
 
-    __slots__ = ("_core", "_json", "_truncation", "_padding", "_specials", "_all_special_ids")
+    __slots__ = ("_core", "_json", "_truncation", "_padding", "_specials", "_all_special_ids", "_changed")
 
     model_type = "huggingface"
 
@@ -89,8 +89,8 @@ class HFTokenizer(Tokenizer):
         set_(self, "_core", core)
         set_(self, "_json", bytes(data))
         if _core_tok is None:  # the file's own settings
-            doc_head = _settings(data)
-            _truncation, _padding = doc_head
+            _truncation, _padding = (None if s is None else json.loads(s) for s in core.settings())
+        set_(self, "_changed", _core_tok is not None)  # settings changed by with_truncation / with_padding
         set_(self, "_truncation", _truncation)
         set_(self, "_padding", _padding)
         set_(self, "_specials", {c: i for i, c, special, *_ in core.added_tokens() if special})
@@ -350,7 +350,10 @@ class HFTokenizer(Tokenizer):
 
     @property
     def pretokenizer(self) -> str:
-        return "hf"
+        """``"r50k"``, ``"o200k"``...: a byte-level file running on tokenmill's own engine and
+        hand-written matcher (same ids); ``"regex"``: that engine with the general regex;
+        ``"hf"``: the file's general pipeline."""
+        return self._core.pretokenizer
 
     @property
     def training(self) -> dict:
@@ -360,7 +363,7 @@ class HFTokenizer(Tokenizer):
     def to_json_str(self) -> str:
         """The ``tokenizer.json`` this tokenizer was read from (with the current truncation and
         padding settings)."""
-        if self._truncation == _settings(self._json)[0] and self._padding == _settings(self._json)[1]:
+        if not self._changed:
             return self._json.decode("utf-8")
         d = json.loads(self._json)
         d["truncation"], d["padding"] = self._truncation, self._padding
@@ -379,12 +382,6 @@ class HFTokenizer(Tokenizer):
 
     def __reduce__(self):
         return (HFTokenizer.from_bytes, (self.to_json_str().encode("utf-8"),))
-
-
-def _settings(data: bytes) -> tuple[Any, Any]:
-    """The file's ``truncation`` and ``padding`` objects (cheap: they come first in HF's files)."""
-    d = json.loads(data)
-    return d.get("truncation"), d.get("padding")
 
 
 def _camel(name: str) -> str:

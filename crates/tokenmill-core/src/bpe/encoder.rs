@@ -35,6 +35,18 @@ impl CoreBpe {
         Ok(CoreBpe { vocab, pretokenizer, pattern: pattern.to_string() })
     }
 
+    /// Builds an encoder around an already compiled pre-tokenizer; `pattern` is what
+    /// `pattern()` reports (a description when the pre-tokenizer came from elsewhere).
+    pub fn from_parts(
+        mergeable: Vec<(Vec<u8>, Rank)>,
+        specials: Vec<(String, Rank)>,
+        pretokenizer: Pretokenizer,
+        pattern: String,
+    ) -> Result<Self, CoreError> {
+        let vocab = Vocab::new(mergeable, specials)?;
+        Ok(CoreBpe { vocab, pretokenizer, pattern })
+    }
+
     /// The pre-tokenizer pattern string.
     pub fn pattern(&self) -> &str {
         &self.pattern

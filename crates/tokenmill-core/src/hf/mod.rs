@@ -13,12 +13,14 @@
 //!
 //! `json` reads the file's fields with errors that name them; a component or option that is
 //! not implemented is a `CoreError::Unsupported`, never a silently different answer.
-//! `tokenizer` ties the stages together (`HfTokenizer`). What this module does not do:
+//! `tokenizer` ties the stages together (`HfTokenizer`); `fast` runs byte-level BPE files on
+//! tokenmill's own byte-level engine when that gives the same ids. What this module does not do:
 //! SentencePiece `.model` files, Unigram models (later), or anything Python-facing.
 
 pub mod added;
 pub mod decoders;
 pub mod encoding;
+pub mod fast;
 pub mod json;
 pub mod models;
 pub mod normalized;

@@ -14,7 +14,7 @@
 //! one id to two tokens (HF's id -> token is then arbitrary), and a WordPiece `unk_token` that
 //! is not in the vocabulary (HF fails only on the first word it cannot split) are load errors.
 
-mod bpe;
+pub mod bpe;
 
 use rustc_hash::FxHashMap;
 use serde_json::Value;

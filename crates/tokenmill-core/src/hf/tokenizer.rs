@@ -19,6 +19,7 @@ use serde_json::Value;
 use super::added::{AddedVocabulary, Piece};
 use super::decoders::Decoder;
 use super::encoding::{pad_encodings, Encoding, PaddingParams, TruncationParams};
+use super::fast::FastBpe;
 use super::json::{bad, Obj};
 use super::models::{Model, Token};
 use super::normalized::NormalizedString;
@@ -37,6 +38,8 @@ pub struct Pipeline {
     pub added: AddedVocabulary,
     pub post_processor: Option<PostProcessor>,
     pub decoder: Option<Decoder>,
+    /// The byte-level engine, when it gives the same ids as the pre-tokenizer and model.
+    pub fast: Option<FastBpe>,
 }
 
 /// A Hugging Face tokenizer: its pipeline and its truncation and padding settings.
@@ -45,11 +48,16 @@ pub struct HfTokenizer {
     pub pipeline: Arc<Pipeline>,
     pub truncation: Option<TruncationParams>,
     pub padding: Option<PaddingParams>,
+    /// The JSON the truncation and padding settings were read from (None: off), so that a
+    /// caller can show or save them as they were given.
+    pub truncation_json: Option<String>,
+    pub padding_json: Option<String>,
 }
 
 /// Per-thread working memory.
 #[derive(Debug, Default)]
 pub struct Scratch {
+    bpe: crate::bpe::Scratch,
     pieces: Vec<Piece>,
     words: Vec<NormalizedString>,
     tokens: Vec<Token>,
@@ -102,18 +110,30 @@ impl HfTokenizer {
         let truncation = TruncationParams::from_json(top.get("truncation"), "truncation")?;
         let padding = PaddingParams::from_json(top.get("padding"), "padding")?;
         let added = AddedVocabulary::from_json(top.get("added_tokens"), "added_tokens", &model, normalizer.as_ref())?;
-        let pipeline = Pipeline { normalizer, pre_tokenizer, model, added, post_processor, decoder };
-        Ok(HfTokenizer { pipeline: Arc::new(pipeline), truncation, padding })
+        let fast = FastBpe::new(normalizer.is_some(), pre_tokenizer.as_ref(), &model)?;
+        let pipeline = Pipeline { normalizer, pre_tokenizer, model, added, post_processor, decoder, fast };
+        let source = |key: &str| top.opt(key).map(Value::to_string);
+        Ok(HfTokenizer {
+            pipeline: Arc::new(pipeline),
+            truncation_json: truncation.as_ref().and(source("truncation")),
+            padding_json: padding.as_ref().and(source("padding")),
+            truncation,
+            padding,
+        })
     }
 
-    /// A copy with other truncation settings (None: off).
-    pub fn with_truncation(&self, truncation: Option<TruncationParams>) -> Self {
-        HfTokenizer { truncation, ..self.clone() }
+    /// A copy with the truncation settings of `json` (the file format's object; None: off).
+    pub fn with_truncation(&self, json: Option<&Value>) -> Result<Self, CoreError> {
+        let truncation = TruncationParams::from_json(json, "truncation")?;
+        let truncation_json = truncation.as_ref().and(json.map(Value::to_string));
+        Ok(HfTokenizer { truncation, truncation_json, ..self.clone() })
     }
 
-    /// A copy with other padding settings (None: off).
-    pub fn with_padding(&self, padding: Option<PaddingParams>) -> Self {
-        HfTokenizer { padding, ..self.clone() }
+    /// A copy with the padding settings of `json` (the file format's object; None: off).
+    pub fn with_padding(&self, json: Option<&Value>) -> Result<Self, CoreError> {
+        let padding = PaddingParams::from_json(json, "padding")?;
+        let padding_json = padding.as_ref().and(json.map(Value::to_string));
+        Ok(HfTokenizer { padding, padding_json, ..self.clone() })
     }
 
     // ------------------------------------------------------------------ one sequence
@@ -147,6 +167,19 @@ impl HfTokenizer {
     /// Appends the ids of `text` (one sequence, no post-processing) to `ids`. `skip`: ids of
     /// added tokens whose text is encoded as text (see `AddedVocabulary::split`).
     pub fn sequence_ids(&self, text: &str, ids: &mut Vec<u32>, skip: &[u32], s: &mut Scratch) -> Result<(), CoreError> {
+        let p = &*self.pipeline;
+        if let Some(fast) = &p.fast {
+            // No normalizer here: the pieces are the original text between added tokens.
+            s.pieces.clear();
+            p.added.split(text, 0, None, false, skip, &mut s.pieces)?;
+            for piece in &s.pieces {
+                match piece.added {
+                    Some(id) => ids.push(id),
+                    None => fast.encode_segment(piece.text.as_str(), ids, &mut s.bpe)?,
+                }
+            }
+            return Ok(());
+        }
         let words = self.words(text, false, skip, s)?;
         for w in &words {
             match w.added {
@@ -343,6 +376,12 @@ impl HfTokenizer {
     /// The string of an id (added tokens first, as HF).
     pub fn id_to_token(&self, id: u32) -> Option<&str> {
         self.pipeline.added.id_to_token(id).or_else(|| self.pipeline.model.id_to_token(id))
+    }
+
+    /// Which pre-tokenizer splits text on the ids path: the byte-level engine's matcher
+    /// (`"r50k"`, `"o200k"`, ..., `"regex"`), or `"hf"` for the general pipeline.
+    pub fn pretokenizer_name(&self) -> &'static str {
+        self.pipeline.fast.as_ref().map_or("hf", FastBpe::pretokenizer_name)
     }
 
     /// True when the decoder maps tokens back through GPT-2's byte table (a byte-level BPE).

@@ -94,6 +94,24 @@ struct Sym {
 }
 
 impl Bpe {
+    /// Every merge as `(left id, right id, merged id)`, lowest rank first.
+    pub fn merges_in_rank_order(&self) -> Vec<(u32, u32, u32)> {
+        let mut v: Vec<(u32, u32, u32, u32)> = self.merges.iter().map(|(&(a, b), &(r, id))| (r, a, b, id)).collect();
+        v.sort_unstable();
+        v.into_iter().map(|(_, a, b, id)| (a, b, id)).collect()
+    }
+
+    /// True when words are merged from their plain characters with no marks: no continuing
+    /// prefix, no end-of-word suffix, and merges on (what the byte-level fast path needs).
+    pub fn is_plain(&self) -> bool {
+        self.prefix.is_empty() && self.suffix.is_empty() && !self.no_merges
+    }
+
+    /// HF's `ignore_merges`.
+    pub fn ignores_merges(&self) -> bool {
+        self.ignore_merges
+    }
+
     pub(super) fn from_json(o: Obj) -> Result<Self, CoreError> {
         o.only(&[
             "type",
