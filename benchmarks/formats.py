@@ -1,32 +1,56 @@
-"""Loaded-file tokenizers against the library that defines the file, in the same run.
+"""Loaded-file tokenizers against the library that defines the file, and the peers, in one run.
 
-Today: BERT WordPiece (``bert-base-uncased``: tokenmill's `WordPiece` from ``vocab.txt`` vs
-Hugging Face `tokenizers` from ``tokenizer.json``, padding and truncation off), single-thread
-and 2-thread batches, on English and multilingual lines of the Debian handbooks (../shared/data).
-Each row is a first pass over the text in this process (neither library caches WordPiece
-results across calls). Exactness: ids compared on every line.
+For each Hugging Face ``tokenizer.json`` of ../shared/data (GPT-2, GPT-4o/o200k, Mistral-7B,
+BERT uncased with padding and truncation off) and a Llama 3-style file built here (o200k's
+vocabulary with Llama 3's split regex, written with HF's own API): load time, then encode
+speed on English and multilingual lines of the Debian handbooks, single-threaded and on
+2 threads, for:
 
-    python benchmarks/formats.py [--mb 2] [--repeat 3]
+* ``HF``: Hugging Face ``tokenizers`` (single thread: one ``encode`` per line; its batch call
+  always runs on its thread pool);
+* ``tokenmill``: ``tokenmill.load(file)`` (an `HFTokenizer`);
+* ``tm Encoding``: the same vocabulary as a tokenmill `Encoding` (byte-level files only; the
+  bar is that the loaded file runs within 10% of it);
+* the peers that load the same files, when installed: gigatoken, tokie, kitoken, nanotoken.
+
+Honest measurement: every row runs in a fresh process that loads the tokenizer and makes one
+first pass over the text (no warm-up, no repeat), so caches kept across calls (gigatoken's
+pre-token cache, nanotoken's) give no advantage. Exactness: each row's ids are compared with
+HF's on every line (``exact``: yes / the count of differing lines).
+
+    python benchmarks/formats.py [--mb 2] [--files gpt2,o200k,llama3,mistral,bert] [--libs ...]
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
+import json
 import os
-import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
-
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "true")
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "data"
 
+FILES = {
+    "gpt2": DATA / "gpt2" / "tokenizer.json",
+    "o200k": DATA / "hf" / "gpt-4o.o200k.tokenizer.json.gz",
+    "llama3": None,  # built by `llama3_file`
+    "mistral": DATA / "hf" / "mistral-7b-v0.1.tokenizer.json",
+    "bert": DATA / "hf" / "bert-base-uncased" / "tokenizer.json",
+}
+ENCODING_OF = {"gpt2": "gpt2", "o200k": "o200k_base"}
+LLAMA3_PAT = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+LIBS = ["HF", "tokenmill", "tm Encoding", "gigatoken", "tokie", "kitoken", "nanotoken"]
+
 
 def lines(langs: list[str], mb: float) -> list[str]:
-    out, size = [], 0
+    out: list[str] = []
     per = mb * 1e6 / len(langs)
     for lang in langs:
         got = 0
@@ -39,57 +63,153 @@ def lines(langs: list[str], mb: float) -> list[str]:
                     got += len(line.encode("utf-8"))
                     if got >= per:
                         break
-        size += got
     return out
 
 
-def best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+def plain_file(name: str, workdir: Path) -> Path:
+    """The tokenizer.json of `name` as a plain file (gunzipped, BERT without padding/truncation)."""
+    if name == "llama3":
+        return llama3_file(workdir)
+    src = FILES[name]
+    out = workdir / f"{name}.tokenizer.json"
+    if out.exists():
+        return out
+    data = gzip.open(src).read() if src.suffix == ".gz" else src.read_bytes()
+    if name == "bert":
+        d = json.loads(data)
+        d["padding"] = d["truncation"] = None
+        data = json.dumps(d).encode()
+    out.write_bytes(data)
+    return out
+
+
+def llama3_file(workdir: Path) -> Path:
+    """o200k's vocabulary and merges with Llama 3's pre-tokenizer (Split Isolated + ByteLevel)."""
+    out = workdir / "llama3.tokenizer.json"
+    if not out.exists():
+        d = json.loads(gzip.open(FILES["o200k"]).read())
+        d["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": LLAMA3_PAT}, "behavior": "Isolated", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]}
+        d["model"]["ignore_merges"] = True
+        out.write_text(json.dumps(d), encoding="utf-8")
+    return out
+
+
+# ------------------------------------------------------------------------- one measurement
+def run_one(lib: str, name: str, path: str, corpus: str, threads: int, mb: float) -> dict:
+    """Runs in a fresh process: load, then one first pass over the corpus."""
+    os.environ["RAYON_NUM_THREADS"] = str(threads)
+    os.environ["TOKENIZERS_PARALLELISM"] = "true"
+    docs = lines(["en-US"] if corpus == "english" else ["fr-FR", "ja-JP", "zh-CN"], mb)
+    size = sum(len(d.encode("utf-8")) for d in docs) / 1e6
+    t0 = time.perf_counter()
+    if lib == "HF":
+        import tokenizers
+
+        tok = tokenizers.Tokenizer.from_file(path)
+        if threads == 1:
+            enc = lambda: [tok.encode(d).ids for d in docs]  # noqa: E731
+        else:
+            enc = lambda: [e.ids for e in tok.encode_batch(docs)]  # noqa: E731
+    elif lib == "tokenmill":
+        import tokenmill
+
+        tok = tokenmill.load(path)
+        enc = lambda: tok.encode_batch(docs, num_threads=threads)  # noqa: E731
+    elif lib == "tm Encoding":
+        import tokenmill
+
+        tok = tokenmill.get_encoding(ENCODING_OF[name])
+        enc = lambda: tok.encode_ordinary_batch(docs, num_threads=threads)  # noqa: E731
+    elif lib == "gigatoken":
+        import gigatoken
+
+        tok = gigatoken.Tokenizer(path)
+        enc = lambda: tok.encode_batch_list(docs, parallel=threads > 1)  # noqa: E731
+    elif lib == "tokie":
+        import tokie
+
+        tok = tokie.Tokenizer.from_json(path)
+        if threads == 1:
+            enc = lambda: [list(tok.encode(d).ids) for d in docs]  # noqa: E731
+        else:
+            enc = lambda: [list(e.ids) for e in tok.encode_batch(docs)]  # noqa: E731
+    elif lib == "kitoken":
+        import kitoken
+
+        tok = kitoken.Kitoken.from_tokenizers_file(path)
+        if threads == 1:
+            enc = lambda: [list(tok.encode(d, True)) for d in docs]  # noqa: E731
+        else:
+            enc = lambda: [list(x) for x in tok.encode_all(docs, True)]  # noqa: E731
+    elif lib == "nanotoken":
+        import nanotoken
+
+        tok = nanotoken.Tokenizer.from_json(Path(path).read_bytes())
+        enc = lambda: tok.encode_batch_list(docs, parallel=threads > 1)  # noqa: E731
+    else:
+        raise SystemExit(f"unknown library {lib}")
+    load = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    ids = enc()
+    t = time.perf_counter() - t0
+    digests = [hashlib.sha1(json.dumps([int(i) for i in x]).encode()).hexdigest()[:12] for x in ids]
+    return {"load_ms": load * 1e3, "mbps": size / t, "digests": digests}
+
+
+def measure(lib, name, path, corpus, threads, mb) -> dict | None:
+    cmd = [sys.executable, __file__, "--one", json.dumps([lib, name, str(path), corpus, threads, mb])]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        err = (r.stderr.strip().splitlines() or ["?"])[-1]
+        return {"error": err[:90]}
+    return json.loads(r.stdout.strip().splitlines()[-1])
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mb", type=float, default=2.0, help="MB of text per corpus")
-    ap.add_argument("--repeat", type=int, default=3, help="runs per row (median shown)")
+    ap.add_argument("--files", default=",".join(FILES), help="which tokenizer files")
+    ap.add_argument("--libs", default=",".join(LIBS), help="which libraries")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.one:
+        print(json.dumps(run_one(*json.loads(args.one))))
+        return 0
     if not DATA.is_dir():
         print(f"shared data not found at {DATA}", file=sys.stderr)
         return 2
-    import tokenizers
-
-    import tokenmill
-
-    bert = DATA / "hf" / "bert-base-uncased"
-    t0 = time.perf_counter()
-    tm = tokenmill.load(bert / "vocab.txt")
-    t_tm = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    hf = tokenizers.Tokenizer.from_file(str(bert / "tokenizer.json"))
-    t_hf = time.perf_counter() - t0
-    hf.no_padding()
-    hf.no_truncation()
-    print(f"load: tokenmill {t_tm * 1e3:.1f} ms (vocab.txt), HF {t_hf * 1e3:.1f} ms (tokenizer.json)")
-    print(f"{'corpus':13} {'library':10} {'threads':>7} {'MB/s':>8} {'vs HF':>7}  exact")
-    for name, langs in (("english", ["en-US"]), ("multilingual", ["fr-FR", "ja-JP", "zh-CN"])):
-        docs = lines(langs, args.mb)
-        mb = sum(len(d.encode("utf-8")) for d in docs) / 1e6
-        want = [e.ids for e in hf.encode_batch(docs, add_special_tokens=True)]
-        exact = "yes" if tm.encode_batch(docs, num_threads=1) == want else "NO"
-        rates = {}
-        for threads in (1, 2):
-            os.environ["RAYON_NUM_THREADS"] = str(threads)
-            t_h = best(lambda: hf.encode_batch(docs, add_special_tokens=True) if threads > 1 else [hf.encode(d) for d in docs], args.repeat)
-            t_t = best(lambda: tm.encode_batch(docs, num_threads=threads), args.repeat)
-            rates[threads] = (mb / t_h, mb / t_t)
-            print(f"{name:13} {'HF':10} {threads:>7} {mb / t_h:8.2f} {'-':>7}  -")
-            print(f"{name:13} {'tokenmill':10} {threads:>7} {mb / t_t:8.2f} {t_h / t_t:6.1f}x  {exact}")
-        print(f"{name:13} tokenmill 2-thread / 1-thread: {rates[2][1] / rates[1][1]:.2f}x")
-    print("HF at 1 thread is one encode() per line (its batch call always uses its thread pool, set up once per process).")
+    workdir = Path(tempfile.mkdtemp(prefix="tokenmill-bench-"))
+    libs = args.libs.split(",")
+    print(f"{args.mb} MB per corpus; each row a fresh process, one first pass (no warm-up); exact = ids equal to HF's on every line")
+    print(f"{'file':8} {'corpus':13} {'library':12} {'thr':>3} {'load ms':>8} {'MB/s':>8} {'vs HF':>7} {'vs Enc':>7}  exact")
+    for name in args.files.split(","):
+        path = plain_file(name, workdir)
+        for corpus in ("english", "multilingual"):
+            for threads in (int(t) for t in args.threads.split(",")):
+                rows = {}
+                for lib in libs:
+                    if lib == "tm Encoding" and name not in ENCODING_OF:
+                        continue
+                    if lib == "nanotoken" and name != "bert":
+                        continue  # WordPiece only
+                    rows[lib] = measure(lib, name, path, corpus, threads, args.mb)
+                hf = rows.get("HF") or {}
+                for lib, r in rows.items():
+                    if "error" in r:
+                        print(f"{name:8} {corpus:13} {lib:12} {threads:>3} {'-':>8} {'-':>8} {'-':>7} {'-':>7}  error: {r['error']}")
+                        continue
+                    vs_hf = f"{r['mbps'] / hf['mbps']:6.1f}x" if hf.get("mbps") else "-"
+                    enc = rows.get("tm Encoding")
+                    vs_enc = f"{r['mbps'] / enc['mbps']:6.2f}x" if enc and "mbps" in enc and lib == "tokenmill" else "-"
+                    if "digests" in hf:
+                        bad = sum(a != b for a, b in zip(r["digests"], hf["digests"]))
+                        exact = "yes" if bad == 0 else f"NO ({bad} lines differ)"
+                    else:
+                        exact = "?"
+                    print(f"{name:8} {corpus:13} {lib:12} {threads:>3} {r['load_ms']:8.1f} {r['mbps']:8.2f} {vs_hf:>7} {vs_enc:>7}  {exact}")
     return 0
 
 
