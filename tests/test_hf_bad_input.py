@@ -360,7 +360,7 @@ def test_empty_vocabulary(tmp_path, make):
     doc["model"]["vocab"] = {}
     if "merges" in doc["model"]:
         doc["model"]["merges"] = []
-    doc["model"]["unk_token"] = None
+        doc["model"]["unk_token"] = None
     expect_error(dump(tmp_path / "tokenizer.json", doc), "model.vocab", "empty")
 
 
@@ -833,6 +833,6 @@ def test_fuzz_loader(tmp_path, fmt):
     problems = [json.loads(line[8:]) for line in r.stdout.splitlines() if line.startswith("PROBLEM ")]
     summary = [json.loads(line[8:]) for line in r.stdout.splitlines() if line.startswith("SUMMARY ")]
     assert summary and summary[0]["cases"] > 20, r.stdout[-500:] + r.stderr[-1500:]
-    unknown = [p for p in problems if not any(p["key"].startswith(k) for f, k in KNOWN_FUZZ.get(fmt, ()))]
+    unknown = [p for p in problems if not any(p["key"].startswith(k) for k in KNOWN_FUZZ.get(fmt, ()))]
     report = "\n".join(f"- {p['key']}: {p['mutation']}: {p['message']}" for p in unknown)
     assert not unknown, f"{fmt}: {len(unknown)} kinds of bad outcome ({summary[0]}):\n{report}"

@@ -230,15 +230,33 @@ impl AddedVocabulary {
         skip: &[u32],
         out: &mut Vec<Piece>,
     ) {
-        let Some((ac, ids)) = matcher else {
+        let mut found = Vec::new();
+        self.find(n.as_str(), matcher, skip, &mut found);
+        if found.is_empty() {
             if !n.is_empty() {
                 out.push(Piece { text: n, added: None });
             }
             return;
-        };
-        let s = n.as_str();
+        }
+        let len = n.len();
         let mut pos = 0;
-        let mut found: Vec<(usize, usize, u32)> = Vec::new();
+        for (start, stop, id) in found {
+            if pos < start {
+                out.push(Piece { text: n.slice(pos, start), added: None });
+            }
+            out.push(Piece { text: n.slice(start, stop), added: Some(id) });
+            pos = stop;
+        }
+        if pos < len {
+            out.push(Piece { text: n.slice(pos, len), added: None });
+        }
+    }
+
+    /// The added tokens `matcher` finds in `s`, as `(start, stop, id)` with HF's rules
+    /// (`single_word`, `lstrip`, `rstrip`; a skipped id is not a match).
+    fn find(&self, s: &str, matcher: Option<&(AhoCorasick, Vec<u32>)>, skip: &[u32], found: &mut Vec<(usize, usize, u32)>) {
+        let Some((ac, ids)) = matcher else { return };
+        let mut pos = 0;
         for m in ac.find_iter(s) {
             let (mut start, mut stop) = (m.start(), m.end());
             let Some(&id) = ids.get(m.pattern().as_usize()) else { continue };
@@ -264,23 +282,57 @@ impl AddedVocabulary {
             found.push((start, stop, id));
             pos = stop;
         }
-        if found.is_empty() {
-            if !n.is_empty() {
-                out.push(Piece { text: n, added: None });
-            }
-            return;
+    }
+
+    /// `split` for a pipeline without a normalizer, without building pieces: calls
+    /// `f(text, None)` for each stretch of text and `f(token text, Some(id))` for each added
+    /// token, in order (the fast paths' entry).
+    pub fn for_each_raw(
+        &self,
+        text: &str,
+        skip: &[u32],
+        mut f: impl FnMut(&str, Option<u32>) -> Result<(), CoreError>,
+    ) -> Result<(), CoreError> {
+        if self.tokens.is_empty() {
+            return if text.is_empty() { Ok(()) } else { f(text, None) };
         }
-        let mut pos = 0;
-        for (start, stop, id) in found {
-            if pos < start {
-                out.push(Piece { text: n.slice(pos, start), added: None });
+        let mut first = Vec::new();
+        self.find(text, self.raw.as_ref(), skip, &mut first);
+        let gap = |g: &str, f: &mut dyn FnMut(&str, Option<u32>) -> Result<(), CoreError>| {
+            // What the first pass left is matched against the `normalized` tokens (with no
+            // normalizer, their content as written).
+            let mut second = Vec::new();
+            self.find(g, self.norm.as_ref(), skip, &mut second);
+            let mut pos = 0;
+            for (start, stop, id) in second {
+                if pos < start {
+                    f(&g[pos..start], None)?;
+                }
+                f(&g[start..stop], Some(id))?;
+                pos = stop;
             }
-            out.push(Piece { text: n.slice(start, stop), added: Some(id) });
+            if pos < g.len() {
+                f(&g[pos..], None)?;
+            }
+            Ok(())
+        };
+        let mut pos = 0;
+        for (start, stop, id) in first {
+            if pos < start {
+                gap(&text[pos..start], &mut f)?;
+            }
+            f(&text[start..stop], Some(id))?;
             pos = stop;
         }
-        if pos < s.len() {
-            out.push(Piece { text: n.slice(pos, s.len()), added: None });
+        if pos < text.len() {
+            gap(&text[pos..], &mut f)?;
         }
+        Ok(())
+    }
+
+    /// True when some added token is matched in normalized text (`normalized: true`).
+    pub fn has_normalized(&self) -> bool {
+        self.norm.is_some()
     }
 }
 

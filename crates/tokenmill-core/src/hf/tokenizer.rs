@@ -170,15 +170,14 @@ impl HfTokenizer {
         let p = &*self.pipeline;
         if let Some(fast) = &p.fast {
             // No normalizer here: the pieces are the original text between added tokens.
-            s.pieces.clear();
-            p.added.split(text, 0, None, false, skip, &mut s.pieces)?;
-            for piece in &s.pieces {
-                match piece.added {
-                    Some(id) => ids.push(id),
-                    None => fast.encode_segment(piece.text.as_str(), ids, &mut s.bpe)?,
+            let bpe = &mut s.bpe;
+            return p.added.for_each_raw(text, skip, |seg, id| match id {
+                Some(id) => {
+                    ids.push(id);
+                    Ok(())
                 }
-            }
-            return Ok(());
+                None => fast.encode_segment(seg, ids, bpe),
+            });
         }
         let words = self.words(text, false, skip, s)?;
         for w in &words {
