@@ -13,6 +13,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use tokenmill_core::pretokenize::cuts::is_cut_point;
+use tokenmill_core::pretokenize::patterns::{CL100K_HF_PAT, KNOWN_PATTERNS, LLAMA3_PAT, QWEN2_PAT, R50K_HF_PAT};
 use tokenmill_core::pretokenize::unicode::{
     class_of, class_ranges, CLASS_SOURCES, CL_L, CL_N, CL_NL, CL_S, CL_U, CL_W,
 };
@@ -31,9 +33,26 @@ struct Engine {
     slow: Pretokenizer,
 }
 
+/// The hand-written matchers, each against the regex engine on its own pattern.
 fn engines() -> Vec<Engine> {
-    [("r50k", R50K_PAT), ("cl100k", CL100K_PAT), ("o200k", O200K_PAT)]
-        .into_iter()
+    engines_for(&[
+        ("r50k", R50K_PAT),
+        ("cl100k", CL100K_PAT),
+        ("o200k", O200K_PAT),
+        ("llama3", LLAMA3_PAT),
+        ("qwen2", QWEN2_PAT),
+    ])
+}
+
+/// The Hugging Face spellings of the tiktoken patterns, each run by the matcher of the pattern
+/// it spells, against the regex engine on the spelling itself.
+fn hf_spelling_engines() -> Vec<Engine> {
+    engines_for(&[("r50k_hf", R50K_HF_PAT), ("cl100k_hf", CL100K_HF_PAT)])
+}
+
+fn engines_for(list: &[(&'static str, &'static str)]) -> Vec<Engine> {
+    list.iter()
+        .copied()
         .map(|(name, pat)| {
             let kind = KnownPattern::from_pattern(pat).unwrap();
             let fast = Pretokenizer::with_engine(pat, true).unwrap();
@@ -464,6 +483,277 @@ fn gpt2_original_pattern_splits_like_r50k() {
     }
     for (name, text) in corpus_texts(!RELEASE) {
         assert_eq!(a.split(&text).unwrap(), b.split(&text).unwrap(), "on corpus file {name}");
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Hugging Face tokenizer.json patterns (Llama 3, Qwen2, our exporter's spellings)
+// ----------------------------------------------------------------------------------------------
+
+#[test]
+fn hf_patterns_are_recognised_exactly() {
+    let cases = [
+        (LLAMA3_PAT, KnownPattern::Llama3, "llama3"),
+        (QWEN2_PAT, KnownPattern::Qwen2, "qwen2"),
+        (R50K_HF_PAT, KnownPattern::R50k, "r50k"),
+        (CL100K_HF_PAT, KnownPattern::Cl100k, "cl100k"),
+    ];
+    for (p, kind, name) in cases {
+        assert_eq!(KnownPattern::from_pattern(p), Some(kind));
+        assert_eq!(kind.name(), name);
+        let pt = Pretokenizer::new(p).unwrap();
+        assert!(pt.is_fast() && pt.name() == name);
+        assert_eq!(KnownPattern::from_pattern(&format!("{p} ")), None);
+        assert_eq!(KnownPattern::from_pattern(&p[1..]), None);
+        assert_eq!(KnownPattern::from_pattern(&format!("(?:{p})")), None);
+        // The regex engine compiles the spelling (so the differential tests compare something).
+        assert!(!Pretokenizer::with_engine(p, false).unwrap().is_fast());
+        // KNOWN_PATTERNS is tiktoken's encodings only.
+        assert!(KNOWN_PATTERNS.iter().all(|&(_, k)| k != p));
+    }
+    // Near misses: Llama 3 with possessive digits, Qwen2 with {1,3}, cl100k's tail.
+    assert_eq!(KnownPattern::from_pattern(&LLAMA3_PAT.replace(r"\p{N}{1,3}", r"\p{N}{1,3}+")), None);
+    assert_eq!(KnownPattern::from_pattern(&QWEN2_PAT.replace(r"\p{N}|", r"\p{N}{1,2}|")), None);
+    assert_eq!(KnownPattern::from_pattern(&LLAMA3_PAT.replace(r"|\s*[\r\n]+", r"|\s++$|\s*[\r\n]+")), None);
+}
+
+/// The HF spellings are what `python/tokenmill/formats/hf_regex.py` writes (checked through
+/// the system python3 when it has tokenmill; skipped otherwise).
+#[test]
+fn hf_spellings_match_the_exporter() {
+    let script = "from tokenmill.formats.hf_regex import hf_regex\n\
+                  from tokenmill.patterns import R50K_PAT, CL100K_PAT, O200K_PAT\n\
+                  import sys\n\
+                  for p in (R50K_PAT, CL100K_PAT, O200K_PAT): sys.stdout.write(hf_regex(p) + '\\0')";
+    let out = match std::process::Command::new("python3").args(["-c", script]).output() {
+        Ok(o) if o.status.success() => o,
+        _ => {
+            eprintln!("python3 with tokenmill not available: skipping the exporter check");
+            return;
+        }
+    };
+    let got = String::from_utf8(out.stdout).unwrap();
+    let got: Vec<&str> = got.split('\0').filter(|s| !s.is_empty()).collect();
+    assert_eq!(got, [R50K_HF_PAT, CL100K_HF_PAT, O200K_PAT]);
+}
+
+/// Expected pieces from Hugging Face `tokenizers` 0.23.3:
+/// `pre_tokenizers.Split(Regex(PAT), behavior="isolated").pre_tokenize_str(s)`; cl100k's from
+/// tiktoken's cl100k_base regex (`tokenmill._core.pretokenize(CL100K_PAT, s)`, equal to
+/// tiktoken). The first cases are where Llama 3 and cl100k differ (trailing whitespace with a
+/// newline).
+#[test]
+fn llama3_and_qwen2_known_splits() {
+    // (text, llama3 pieces, qwen2 pieces, cl100k pieces)
+    type Case = (&'static str, &'static [&'static str], &'static [&'static str], &'static [&'static str]);
+    let cases: &[Case] = &[
+        (
+            "\n\u{a0}\u{a0}\u{a0}",
+            &["\n", "\u{a0}\u{a0}\u{a0}"],
+            &["\n", "\u{a0}\u{a0}\u{a0}"],
+            &["\n\u{a0}\u{a0}\u{a0}"],
+        ),
+        ("x \n  ", &["x", " \n", "  "], &["x", " \n", "  "], &["x", " \n  "]),
+        ("a\n\n", &["a", "\n\n"], &["a", "\n\n"], &["a", "\n\n"]),
+        ("  \n", &["  \n"], &["  \n"], &["  \n"]),
+        ("x  ", &["x", "  "], &["x", "  "], &["x", "  "]),
+        ("12345 67", &["123", "45", " ", "67"], &["1", "2", "3", "4", "5", " ", "6", "7"], &["123", "45", " ", "67"]),
+        (
+            "\u{661}\u{662}\u{663}\u{664}",
+            &["\u{661}\u{662}\u{663}", "\u{664}"],
+            &["\u{661}", "\u{662}", "\u{663}", "\u{664}"],
+            &["\u{661}\u{662}\u{663}", "\u{664}"],
+        ),
+        ("I'M here'S", &["I", "'M", " here", "'S"], &["I", "'M", " here", "'S"], &["I", "'M", " here", "'S"]),
+        (" \u{a0}x", &[" ", "\u{a0}x"], &[" ", "\u{a0}x"], &[" ", "\u{a0}x"]),
+        ("\t\tx", &["\t", "\tx"], &["\t", "\tx"], &["\t", "\tx"]),
+        ("a!!\n\n/b", &["a", "!!\n\n", "/b"], &["a", "!!\n\n", "/b"], &["a", "!!\n\n", "/b"]),
+    ];
+    let split = |pat: &str, text: &str| -> Vec<String> {
+        let p = Pretokenizer::new(pat).unwrap();
+        assert!(p.is_fast());
+        p.split(text).unwrap().into_iter().map(|(s, e)| text[s..e].to_string()).collect()
+    };
+    for &(text, llama3, qwen2, cl100k) in cases {
+        assert_eq!(split(LLAMA3_PAT, text), llama3, "llama3 on \"{}\"", esc(text));
+        assert_eq!(split(QWEN2_PAT, text), qwen2, "qwen2 on \"{}\"", esc(text));
+        assert_eq!(split(CL100K_PAT, text), cl100k, "cl100k on \"{}\"", esc(text));
+        assert_eq!(split(CL100K_HF_PAT, text), cl100k, "cl100k_hf on \"{}\"", esc(text));
+    }
+}
+
+/// Fragments for the HF-pattern random loop: whitespace of every kind the tails distinguish,
+/// letters of several scripts and cases, ASCII and non-ASCII digits, contractions in both cases,
+/// punctuation, marks and emoji.
+const HF_FRAGMENTS: &[&str] = &[
+    "\n",
+    "\n",
+    "\r",
+    "\r\n",
+    "\t",
+    " ",
+    " ",
+    "  ",
+    "\u{a0}",
+    "\u{3000}",
+    "\u{85}",
+    "\u{2028}",
+    "\x0b",
+    "a",
+    "z",
+    "s",
+    "t",
+    "e",
+    "A",
+    "Z",
+    "S",
+    "T",
+    "D",
+    "\u{e9}",
+    "\u{c9}",
+    "\u{3c3}",
+    "\u{3a3}",
+    "\u{436}",
+    "\u{416}",
+    "\u{1c5}",
+    "\u{2b0}",
+    "\u{5d0}",
+    "\u{627}",
+    "\u{4e00}",
+    "\u{3042}",
+    "\u{ac00}",
+    "0",
+    "1",
+    "9",
+    "\u{663}",
+    "\u{966}",
+    "\u{ff11}",
+    "\u{2460}",
+    "\u{b2}",
+    "'",
+    "'s",
+    "'S",
+    "'t",
+    "'T",
+    "'re",
+    "'RE",
+    "'Re",
+    "'ve",
+    "'VE",
+    "'m",
+    "'M",
+    "'ll",
+    "'LL",
+    "'d",
+    "'D",
+    "'\u{17f}",
+    "'e",
+    "'l",
+    "\u{2019}s",
+    ".",
+    ",",
+    "!",
+    "?",
+    "/",
+    "-",
+    "(",
+    "\"",
+    "#",
+    "\\",
+    "\0",
+    "\u{200b}",
+    "\u{301}",
+    "\u{903}",
+    "\u{20dd}",
+    "\u{fe0f}",
+    "\u{1f600}",
+    "\u{1f469}\u{200d}\u{1f4bb}",
+    "\u{fffd}",
+    "\u{10400}",
+];
+
+/// A deterministic random loop (200k strings per pattern in release, 20k in debug) for the
+/// Hugging Face patterns, plus pathological inputs against the regex.
+#[test]
+fn hf_patterns_random_strings_match_regex() {
+    let n = if cfg!(debug_assertions) { 20_000 } else { 200_000 };
+    let mut all = engines_for(&[("llama3", LLAMA3_PAT), ("qwen2", QWEN2_PAT)]);
+    all.extend(hf_spelling_engines());
+    for (i, e) in all.iter().enumerate() {
+        let mut rng = Rng(0x0a11_a3a3_0e11_5eed ^ ((i as u64 + 3) << 36));
+        let mut errors = Vec::new();
+        for _ in 0..n {
+            let len = rng.below(24);
+            let mut s = String::new();
+            for _ in 0..len {
+                if rng.below(16) == 0 {
+                    s.push(random_char(&mut rng));
+                } else {
+                    s.push_str(HF_FRAGMENTS[rng.below(HF_FRAGMENTS.len())]);
+                }
+            }
+            if let Err(m) = compare(e, &s) {
+                errors.push(m);
+                if errors.len() >= 10 {
+                    break;
+                }
+            }
+        }
+        assert!(errors.is_empty(), "{} mismatches:\n{}", errors.len(), errors.join("\n"));
+    }
+}
+
+/// The encoder cuts large texts at `cuts::is_cut_point` points whenever the matcher is a
+/// hand-written one: check that the rules hold for llama3 and qwen2 too (the pieces of a text
+/// are those of its two sides at every cut point).
+#[test]
+fn hf_patterns_respect_the_cut_rules() {
+    let n = if cfg!(debug_assertions) { 20_000 } else { 200_000 };
+    for (i, pat) in [LLAMA3_PAT, QWEN2_PAT].into_iter().enumerate() {
+        let p = Pretokenizer::new(pat).unwrap();
+        let mut rng = Rng(0x00c0_ffee_1234_0001 ^ ((i as u64 + 5) << 37));
+        let mut points = 0;
+        for _ in 0..n {
+            let len = rng.below(16);
+            let s: String = (0..len).map(|_| HF_FRAGMENTS[rng.below(HF_FRAGMENTS.len())]).collect();
+            let whole = p.split(&s).unwrap();
+            for (c, _) in s.char_indices().skip(1) {
+                if !is_cut_point(&s, c) {
+                    continue;
+                }
+                points += 1;
+                let mut parts = p.split(&s[..c]).unwrap();
+                parts.extend(p.split(&s[c..]).unwrap().into_iter().map(|(a, b)| (a + c, b + c)));
+                assert_eq!(parts, whole, "{pat}: cut at byte {c} of \"{}\"", esc(&s));
+            }
+        }
+        assert!(points > n / 10, "too few cut points tested ({points})");
+    }
+}
+
+/// The HF spellings of r50k/cl100k split like the matchers on the other differential inputs too
+/// (the main tests cover the tiktoken spellings).
+#[test]
+fn hf_spellings_match_regex_on_short_and_pathological_inputs() {
+    const REPS: &[char] =
+        &['a', 'A', 's', '\u{17f}', 'l', '\'', ' ', '\t', '\n', '\r', '1', '\u{661}', '!', '/', '\u{301}', '\u{a0}'];
+    let mut inputs = vec![String::new()];
+    let mut layer = vec![String::new()];
+    for _ in 0..3 {
+        let next: Vec<String> = layer.iter().flat_map(|s| REPS.iter().map(move |&c| format!("{s}{c}"))).collect();
+        inputs.extend(next.iter().cloned());
+        layer = next;
+    }
+    let sizes: &[usize] = if RELEASE { &[1, 2, 3, 10, 1000, 100_000] } else { &[1, 2, 3, 10, 1000] };
+    for e in hf_spelling_engines() {
+        check_all(&e, inputs.iter().map(|s| s.as_str()));
+        for &n in sizes {
+            for (name, text) in pathological(n) {
+                if let Err(m) = compare(&e, &text) {
+                    panic!("{name} (n={n}): {m}");
+                }
+            }
+        }
     }
 }
 

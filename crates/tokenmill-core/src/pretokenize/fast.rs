@@ -1,4 +1,6 @@
-//! Hand-written pre-tokenizers for the known OpenAI patterns.
+//! Hand-written pre-tokenizers for the known OpenAI patterns, and for the split patterns of
+//! common Hugging Face byte-level BPE files (Llama 3, Qwen2), which are cl100k's with a
+//! different whitespace tail (and one digit per piece for Qwen2).
 //!
 //! Each matcher returns the end of the leftmost-first match that `fancy_regex` finds at `pos`
 //! (the patterns are total, so a match always starts at `pos` and is non-empty). Every
@@ -13,41 +15,57 @@
 //! `L`=`\p{L}`, `N`=`\p{N}`, `S`=`\s`, `NL`=`[\r\n]`, `P`=`[^\r\n\p{L}\p{N}]`,
 //! `O`=`[^\s\p{L}\p{N}]`, `U`=`[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]`, `W`=`[\p{Ll}\p{Lm}\p{Lo}\p{M}]`.
 //! `L`, `N` and `S` are disjoint; `U ∪ W = L ∪ \p{M}`; `P ∩ (U ∪ W) = \p{M}`.
+//!
+//! What it does not do: follow Oniguruma (the engine Hugging Face `tokenizers` runs these
+//! patterns with) where it differs from `fancy_regex`; the contract is `fancy_regex`'s pieces.
 
-use super::patterns::{CL100K_PAT, GPT2_ORIGINAL_PAT, O200K_PAT, R50K_PAT};
+use super::patterns::{
+    CL100K_HF_PAT, CL100K_PAT, GPT2_ORIGINAL_PAT, LLAMA3_PAT, O200K_PAT, QWEN2_PAT, R50K_HF_PAT, R50K_PAT,
+};
 use super::unicode::{tables, Tables, CL_L, CL_N, CL_NL, CL_S, CL_U, CL_W};
 
 /// The known patterns that have a hand-written matcher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KnownPattern {
-    /// `R50K_PAT` (r50k / p50k / gpt2); `GPT2_ORIGINAL_PAT` splits identically.
+    /// `R50K_PAT` (r50k / p50k / gpt2); `GPT2_ORIGINAL_PAT` and `R50K_HF_PAT` split
+    /// identically.
     R50k,
-    /// `CL100K_PAT`.
+    /// `CL100K_PAT` (and its Hugging Face spelling `CL100K_HF_PAT`).
     Cl100k,
     /// `O200K_PAT`.
     O200k,
+    /// `LLAMA3_PAT` (Llama 3.x `tokenizer.json`).
+    Llama3,
+    /// `QWEN2_PAT` (Qwen2 / Qwen2.5 / Qwen3 `tokenizer.json`).
+    Qwen2,
 }
 
 impl KnownPattern {
     /// The known pattern whose regex string is exactly `pattern`, if any.
     pub fn from_pattern(pattern: &str) -> Option<Self> {
-        if pattern == R50K_PAT || pattern == GPT2_ORIGINAL_PAT {
+        if pattern == R50K_PAT || pattern == GPT2_ORIGINAL_PAT || pattern == R50K_HF_PAT {
             Some(KnownPattern::R50k)
-        } else if pattern == CL100K_PAT {
+        } else if pattern == CL100K_PAT || pattern == CL100K_HF_PAT {
             Some(KnownPattern::Cl100k)
         } else if pattern == O200K_PAT {
             Some(KnownPattern::O200k)
+        } else if pattern == LLAMA3_PAT {
+            Some(KnownPattern::Llama3)
+        } else if pattern == QWEN2_PAT {
+            Some(KnownPattern::Qwen2)
         } else {
             None
         }
     }
 
-    /// Short name of the matcher: `"r50k"`, `"cl100k"` or `"o200k"`.
+    /// Short name of the matcher: `"r50k"`, `"cl100k"`, `"o200k"`, `"llama3"` or `"qwen2"`.
     pub fn name(self) -> &'static str {
         match self {
             KnownPattern::R50k => "r50k",
             KnownPattern::Cl100k => "cl100k",
             KnownPattern::O200k => "o200k",
+            KnownPattern::Llama3 => "llama3",
+            KnownPattern::Qwen2 => "qwen2",
         }
     }
 
@@ -60,8 +78,10 @@ impl KnownPattern {
         let b = text.as_bytes();
         match self {
             KnownPattern::R50k => r50k(t, b, pos),
-            KnownPattern::Cl100k => cl100k(t, b, pos),
+            KnownPattern::Cl100k => cl100k_like::<false, false>(t, b, pos),
             KnownPattern::O200k => o200k(t, b, pos),
+            KnownPattern::Llama3 => cl100k_like::<true, false>(t, b, pos),
+            KnownPattern::Qwen2 => cl100k_like::<true, true>(t, b, pos),
         }
     }
 }
@@ -272,9 +292,21 @@ fn r50k(t: &Tables, b: &[u8], pos: usize) -> usize {
 // ---------------------------------------------------------------------------------------------
 // cl100k: '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+
 //         |\s++$|\s*[\r\n]|\s+(?!\S)|\s
+// llama3: (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*
+//         |\s*[\r\n]+|\s+(?!\S)|\s+
+// qwen2:  llama3 with \p{N} for \p{N}{1,3}.
+//
+// Up to the whitespace alternatives, llama3 decides like cl100k although nothing is possessive:
+// the contraction alternatives are the same set with no alternative a prefix of another; `P?`
+// followed by `\p{L}+` cannot succeed without taking a P char it could take (a P char is not in
+// L); and a greedy run at the end of an alternative is never given back (nothing after it can
+// fail), nor is `O+` before `[\r\n]*` (which can match empty).
 // ---------------------------------------------------------------------------------------------
 
-fn cl100k(t: &Tables, b: &[u8], pos: usize) -> usize {
+/// cl100k (`HF_WS=false`, `ONE_DIGIT=false`), llama3 (`HF_WS=true`) and qwen2 (`HF_WS=true`,
+/// `ONE_DIGIT=true`). `HF_WS` selects llama3's whitespace tail (o200k's, in fact) over
+/// cl100k's; `ONE_DIGIT` selects `\p{N}` over `\p{N}{1,3}`.
+fn cl100k_like<const HF_WS: bool, const ONE_DIGIT: bool>(t: &Tables, b: &[u8], pos: usize) -> usize {
     let n = b.len();
     let c0 = b[pos];
     // Fast path: ASCII letters, optionally after a space (alternative 2 either way: the space
@@ -305,9 +337,9 @@ fn cl100k(t: &Tables, b: &[u8], pos: usize) -> usize {
     if k0 & LNNL == 0 && k1 & CL_L != 0 {
         return run_in(t, b, p1 + l1, CL_L);
     }
-    // \p{N}{1,3}+
+    // \p{N}{1,3}+ (or \p{N})
     if k0 & CL_N != 0 {
-        return digits_1_3(t, b, p1, k1, l1);
+        return if ONE_DIGIT { p1 } else { digits_1_3(t, b, p1, k1, l1) };
     }
     //  ?[^\s\p{L}\p{N}]++[\r\n]*+
     if let Some(e) = punct_run(t, b, c0, p1, k0, k1, l1, false) {
@@ -315,6 +347,9 @@ fn cl100k(t: &Tables, b: &[u8], pos: usize) -> usize {
     }
     // The char at pos is in S.
     debug_assert!(k0 & CL_S != 0);
+    if HF_WS {
+        return ws_tail_hf(t, b, pos);
+    }
     let (r, last_nl, last) = ws_run(t, b, pos);
     if r == n {
         // \s++$
@@ -445,21 +480,28 @@ fn o200k(t: &Tables, b: &[u8], pos: usize) -> usize {
     }
     // The char at pos is in S.
     debug_assert!(k0 & CL_S != 0);
+    ws_tail_hf(t, b, pos)
+}
+
+/// `\s*[\r\n]+|\s+(?!\S)|\s+` at `pos` (the char at `pos` is in `S`): the whitespace tail of
+/// o200k, llama3 and qwen2.
+#[inline(always)]
+fn ws_tail_hf(t: &Tables, b: &[u8], pos: usize) -> usize {
     let (r, last_nl, last) = ws_run(t, b, pos);
     if last_nl != NONE {
-        // A5 \s*[\r\n]+: \s* backs off to the last \r/\n of the run, and [\r\n]+ then takes
+        // \s*[\r\n]+: \s* backs off to the last \r/\n of the run, and [\r\n]+ then takes
         // just that char (what follows it in the run is not \r/\n).
         return last_nl + 1;
     }
-    if r == n {
-        // A6 at the end of the text.
-        return n;
+    if r == b.len() {
+        // \s+(?!\S) at the end of the text.
+        return r;
     }
     if last > pos {
-        // A6: give back the last char of the run.
+        // \s+(?!\S): give back the last char of the run.
         return last;
     }
-    // A7 (a single whitespace char followed by a non-space).
+    // \s+ (a single whitespace char followed by a non-space).
     r
 }
 

@@ -6,6 +6,10 @@
 //! one character would silently fall back to the regex engine), and Python through
 //! `_core.known_patterns()`.
 //!
+//! It also holds the split patterns of common Hugging Face `tokenizer.json` files (Llama 3,
+//! Qwen2) and the Hugging Face spellings of the tiktoken patterns that our exporter writes, so
+//! that those files run on the hand-written matchers too.
+//!
 //! What it does not do: compile or match anything (`Pretokenizer`, `fast`), or name encodings
 //! beyond the three standard families (the registry, in Python, maps encoding names to these).
 
@@ -30,6 +34,24 @@ pub const O200K_PAT: &str = concat!(
     r"\s+(?!\S)",
     "|",
     r"\s+"
+);
+
+/// Llama 3 / 3.1 / 3.2 / 3.3 split pattern (their `tokenizer.json`, `pre_tokenizer.pretokenizers[0]`).
+/// Not equivalent to `CL100K_PAT`: no `\s++$`, so a trailing whitespace run that contains a
+/// newline splits after its last newline.
+pub const LLAMA3_PAT: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+/// Qwen2 / Qwen2.5 / Qwen3 split pattern: `LLAMA3_PAT` with one digit per piece.
+pub const QWEN2_PAT: &str =
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+/// `R50K_PAT` as our Hugging Face exporter writes it (`python/tokenmill/formats/hf_regex.py`:
+/// possessive quantifiers as atomic groups, `$` as `\z`); the same regex, token for token.
+pub const R50K_HF_PAT: &str =
+    r"'(?:[sdmt]|ll|ve|re)| ?(?>\p{L}+)| ?(?>\p{N}+)| ?(?>[^\s\p{L}\p{N}]+)|(?>\s+)\z|\s+(?!\S)|\s";
+/// `CL100K_PAT` as our Hugging Face exporter writes it (see `R50K_HF_PAT`). The exporter
+/// leaves `O200K_PAT` unchanged (it has no possessive quantifier or anchor).
+pub const CL100K_HF_PAT: &str = concat!(
+    r"'(?i:[sdmt]|ll|ve|re)|(?>[^\r\n\p{L}\p{N}]?)(?>\p{L}+)|(?>\p{N}{1,3})| ?(?>[^\s\p{L}\p{N}]+)(?>[\r\n]*)",
+    r"|(?>\s+)\z|\s*[\r\n]|\s+(?!\S)|\s"
 );
 
 /// The patterns Python names, as `(encoding family, pattern)`: what `_core.known_patterns()`
