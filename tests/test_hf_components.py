@@ -6,8 +6,11 @@ result (ids, tokens, offsets, type ids, word ids, masks, sequence ids, overflowi
 a fixed list of hard strings, a few pairs, decoding of arbitrary id lists, and hypothesis text.
 The models are trained with HF's trainers on a few KB of ../shared/data/corpus/botchan.txt.
 `test_option_changes_ids[<option>]` checks, per HF option that changes ids, that it does change
-them (on HF's side) and that tokenmill follows both with and without it. Known differences
-from HF are ``xfail(strict=True)`` with the minimal case in the reason.
+them (on HF's side) and that tokenmill follows both with and without it; truncation and padding
+are set both in the file (HF's ``enable_truncation`` / ``enable_padding``) and through
+tokenmill's ``with_truncation`` / ``with_padding``. A component tokenmill does not implement must
+be a `tokenmill.UnsupportedError`. A difference from HF goes into `XFAIL` / `OPTION_XFAIL`
+(``xfail(strict=True)``, the minimal case in the reason); none is known today.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ import tokenmill
 from conftest import hyp_examples
 from test_hf_json import HARD, assert_same
 
-import tokenizers
 from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
 N, P, D, M = normalizers, pre_tokenizers, decoders, models
@@ -326,7 +328,7 @@ def _combo_everything():
     return tok
 
 
-# Known differences from HF (config name -> minimal case); filled in from the runs below.
+# Known differences from HF (config name -> minimal JSON + text, HF's result and ours): none today.
 XFAIL: dict[str, str] = {}
 
 
@@ -525,7 +527,8 @@ def _tiny_bpe(**opts):
 
 
 def _tiny_prefix(**opts):
-    return M.BPE({"a": 0, "b": 1, "##b": 2, "ab": 3, "[UNK]": 4}, [("a", "b")], unk_token="[UNK]", **opts)
+    # The merge's result is a + b without b's prefix when the prefix is set ("ab"), else "a##b".
+    return M.BPE({"a": 0, "b": 1, "##b": 2, "ab": 3, "[UNK]": 4, "a##b": 5}, [("a", "##b")], unk_token="[UNK]", **opts)
 
 
 def _trunc(base, **kw):
@@ -766,3 +769,16 @@ def test_unsupported_component(name):
     doc = UNSUPPORTED[name]()
     with pytest.raises(tokenmill.UnsupportedError):
         tokenmill.HFTokenizer.from_str(doc)
+
+
+@given(st.lists(st.tuples(fragments, fragments), min_size=1, max_size=4), st.sampled_from(TRUNCATIONS),
+       st.sampled_from(PADDINGS), st.sampled_from(TP_BASES))
+@settings(max_examples=hyp_examples(30))
+def test_truncation_padding_hypothesis(batch, trunc, pad, base):
+    hf, pad = _hf_with(base, trunc, pad)
+    tm = _tm_with(base, trunc, pad)
+    for a, b in batch:
+        same_or_both_raise(tm, hf, a)
+        same_or_both_raise(tm, hf, a, b)
+    assert_batch(tm, hf, [a for a, _ in batch])
+    assert_batch(tm, hf, [a for a, _ in batch], [b for _, b in batch])
