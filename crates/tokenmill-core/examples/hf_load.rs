@@ -1,7 +1,8 @@
 //! Times the stages of loading a tokenizer.json: `cargo run --release --example hf_load -- FILE`.
 use std::time::Instant;
 
-use tokenmill_core::hf::fast::FastBpe;
+use tokenmill_core::hf::added::AddedVocabulary;
+use tokenmill_core::hf::fast::Fast;
 use tokenmill_core::hf::models::Model;
 
 fn main() {
@@ -15,7 +16,7 @@ fn main() {
     println!("model      {:>7.1} ms", t.elapsed().as_secs_f64() * 1e3);
     let t = Instant::now();
     let pre = tokenmill_core::hf::pretokenizers::PreTokenizer::from_json(&v["pre_tokenizer"], "pre_tokenizer").ok();
-    let f = FastBpe::new(false, pre.as_ref(), &model).expect("fast");
+    let f = Fast::new(None, pre.as_ref(), &model, &AddedVocabulary::default()).expect("fast");
     println!("fast       {:>7.1} ms ({})", t.elapsed().as_secs_f64() * 1e3, f.is_some());
     let t = Instant::now();
     let all = tokenmill_core::hf::HfTokenizer::from_json_bytes(&data).expect("all");

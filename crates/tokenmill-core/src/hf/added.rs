@@ -254,7 +254,13 @@ impl AddedVocabulary {
 
     /// The added tokens `matcher` finds in `s`, as `(start, stop, id)` with HF's rules
     /// (`single_word`, `lstrip`, `rstrip`; a skipped id is not a match).
-    fn find(&self, s: &str, matcher: Option<&(AhoCorasick, Vec<u32>)>, skip: &[u32], found: &mut Vec<(usize, usize, u32)>) {
+    fn find(
+        &self,
+        s: &str,
+        matcher: Option<&(AhoCorasick, Vec<u32>)>,
+        skip: &[u32],
+        found: &mut Vec<(usize, usize, u32)>,
+    ) {
         let Some((ac, ids)) = matcher else { return };
         let mut pos = 0;
         for m in ac.find_iter(s) {

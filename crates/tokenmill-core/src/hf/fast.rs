@@ -21,21 +21,39 @@
 //! `ignore_merges` could return them, in which case there is no fast path. The tests compare
 //! the two paths with HF on real files and random text.
 //!
-//! What it does not do: offsets (the full path gives them), normalizers, added tokens (split
-//! off before, by `added`).
+//! The BERT fast path: `BertNormalizer` + `BertPreTokenizer` + a WordPiece model is exactly
+//! `pipeline::BertWordPiece` (tokenmill's own BERT pipeline, tested against HF), as long as
+//! no added token is matched in normalized text (the fast paths get the original text between
+//! added tokens).
+//!
+//! What it does not do: offsets (the full path gives them), other normalizers, added tokens
+//! (split off before, by `added`).
 
+use super::added::AddedVocabulary;
 use super::decoders::BYTE_TO_CHAR;
 use super::models::Model;
 use super::normalized::{CompiledPattern, SplitBehavior};
+use super::normalizers::Normalizer;
 use super::pretokenizers::PreTokenizer;
 use crate::bpe::{CoreBpe, Scratch};
 use crate::error::CoreError;
+use crate::pipeline::{BertScratch, BertWordPiece};
 use crate::pretokenize::Pretokenizer;
 
-/// A byte-level BPE engine equivalent to the file's pre-tokenizer and model.
+/// An engine equivalent to the file's normalizer, pre-tokenizer and model.
 #[derive(Debug, Clone)]
-pub struct FastBpe {
-    pub bpe: CoreBpe,
+pub enum Fast {
+    /// Byte-level BPE on tokenmill's byte-level engine.
+    Bpe(CoreBpe),
+    /// BERT's normalizer and pre-tokenizer with WordPiece.
+    Bert(BertWordPiece),
+}
+
+/// Per-thread working memory of the fast paths.
+#[derive(Debug, Default)]
+pub struct FastScratch {
+    bpe: Scratch,
+    bert: BertScratch,
 }
 
 /// The regex pre-tokenizer of a byte-level pipeline, if it has that shape.
@@ -55,13 +73,28 @@ fn byte_level_splitter(pre: &PreTokenizer) -> Option<&Pretokenizer> {
     }
 }
 
-impl FastBpe {
+impl Fast {
     /// The fast path for these stages, or None when it would not give HF's ids (see the
     /// module docstring). Errors only on an internal inconsistency.
-    pub fn new(has_normalizer: bool, pre: Option<&PreTokenizer>, model: &Model) -> Result<Option<Self>, CoreError> {
-        if has_normalizer {
+    pub fn new(
+        normalizer: Option<&Normalizer>,
+        pre: Option<&PreTokenizer>,
+        model: &Model,
+        added: &AddedVocabulary,
+    ) -> Result<Option<Self>, CoreError> {
+        if let (Some(Normalizer::Bert(n)), Some(PreTokenizer::Bert), Model::WordPiece(wp)) = (normalizer, pre, model) {
+            if added.has_normalized() {
+                return Ok(None);
+            }
+            return Ok(Some(Fast::Bert(BertWordPiece::new(*n, wp.inner().clone()))));
+        }
+        if normalizer.is_some() {
             return Ok(None);
         }
+        Self::byte_level(pre, model)
+    }
+
+    fn byte_level(pre: Option<&PreTokenizer>, model: &Model) -> Result<Option<Self>, CoreError> {
         let Some(re) = pre.and_then(byte_level_splitter) else { return Ok(None) };
         let Model::Bpe(bpe) = model else { return Ok(None) };
         if !bpe.is_plain() {
@@ -127,17 +160,27 @@ impl FastBpe {
             return Ok(None);
         }
         let bpe = bpe?;
-        Ok(Some(FastBpe { bpe }))
+        Ok(Some(Fast::Bpe(bpe)))
     }
 
-    /// Appends the ids of a piece of text with no added token in it.
+    /// Appends the ids of a piece of the original text with no added token in it.
     #[inline]
-    pub fn encode_segment(&self, text: &str, ids: &mut Vec<u32>, scratch: &mut Scratch) -> Result<(), CoreError> {
-        self.bpe.encode_segment(text, ids, scratch)
+    pub fn encode_segment(&self, text: &str, ids: &mut Vec<u32>, scratch: &mut FastScratch) -> Result<(), CoreError> {
+        match self {
+            Fast::Bpe(bpe) => bpe.encode_segment(text, ids, &mut scratch.bpe),
+            Fast::Bert(bert) => {
+                bert.encode_into(text, ids, None, &mut scratch.bert);
+                Ok(())
+            }
+        }
     }
 
-    /// Which matcher splits the text (`"r50k"`, `"o200k"`, ..., or `"regex"`).
+    /// Which pre-tokenizer splits the text: the byte-level engine's matcher (`"r50k"`,
+    /// `"o200k"`, `"llama3"`, ..., or `"regex"`), or `"bert"`.
     pub fn pretokenizer_name(&self) -> &'static str {
-        self.bpe.pretokenizer.name()
+        match self {
+            Fast::Bpe(bpe) => bpe.pretokenizer.name(),
+            Fast::Bert(_) => "bert",
+        }
     }
 }

@@ -152,6 +152,13 @@ pub struct WordPieceModel {
     vocab: Vocab,
 }
 
+impl WordPieceModel {
+    /// The core WordPiece model (for the BERT fast path).
+    pub fn inner(&self) -> &WordPiece {
+        &self.wp
+    }
+}
+
 /// WordLevel: a word is its token, or the unknown token.
 #[derive(Debug, Clone)]
 pub struct WordLevel {

@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::added::{AddedVocabulary, Piece};
 use super::decoders::Decoder;
 use super::encoding::{pad_encodings, Encoding, PaddingParams, TruncationParams};
-use super::fast::FastBpe;
+use super::fast::{Fast, FastScratch};
 use super::json::{bad, Obj};
 use super::models::{Model, Token};
 use super::normalized::NormalizedString;
@@ -39,7 +39,7 @@ pub struct Pipeline {
     pub post_processor: Option<PostProcessor>,
     pub decoder: Option<Decoder>,
     /// The byte-level engine, when it gives the same ids as the pre-tokenizer and model.
-    pub fast: Option<FastBpe>,
+    pub fast: Option<Fast>,
 }
 
 /// A Hugging Face tokenizer: its pipeline and its truncation and padding settings.
@@ -57,7 +57,7 @@ pub struct HfTokenizer {
 /// Per-thread working memory.
 #[derive(Debug, Default)]
 pub struct Scratch {
-    bpe: crate::bpe::Scratch,
+    fast: FastScratch,
     pieces: Vec<Piece>,
     words: Vec<NormalizedString>,
     tokens: Vec<Token>,
@@ -110,7 +110,7 @@ impl HfTokenizer {
         let truncation = TruncationParams::from_json(top.get("truncation"), "truncation")?;
         let padding = PaddingParams::from_json(top.get("padding"), "padding")?;
         let added = AddedVocabulary::from_json(top.get("added_tokens"), "added_tokens", &model, normalizer.as_ref())?;
-        let fast = FastBpe::new(normalizer.is_some(), pre_tokenizer.as_ref(), &model)?;
+        let fast = Fast::new(normalizer.as_ref(), pre_tokenizer.as_ref(), &model, &added)?;
         let pipeline = Pipeline { normalizer, pre_tokenizer, model, added, post_processor, decoder, fast };
         let source = |key: &str| top.opt(key).map(Value::to_string);
         Ok(HfTokenizer {
@@ -170,13 +170,13 @@ impl HfTokenizer {
         let p = &*self.pipeline;
         if let Some(fast) = &p.fast {
             // No normalizer here: the pieces are the original text between added tokens.
-            let bpe = &mut s.bpe;
+            let fs = &mut s.fast;
             return p.added.for_each_raw(text, skip, |seg, id| match id {
                 Some(id) => {
                     ids.push(id);
                     Ok(())
                 }
-                None => fast.encode_segment(seg, ids, bpe),
+                None => fast.encode_segment(seg, ids, fs),
             });
         }
         let words = self.words(text, false, skip, s)?;
@@ -380,7 +380,7 @@ impl HfTokenizer {
     /// Which pre-tokenizer splits text on the ids path: the byte-level engine's matcher
     /// (`"r50k"`, `"o200k"`, ..., `"regex"`), or `"hf"` for the general pipeline.
     pub fn pretokenizer_name(&self) -> &'static str {
-        self.pipeline.fast.as_ref().map_or("hf", FastBpe::pretokenizer_name)
+        self.pipeline.fast.as_ref().map_or("hf", Fast::pretokenizer_name)
     }
 
     /// True when the decoder maps tokens back through GPT-2's byte table (a byte-level BPE).
