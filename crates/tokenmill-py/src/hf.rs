@@ -84,6 +84,12 @@ impl PyHfTokenizer {
         Ok(PyHfTokenizer { inner, ints: self.ints.clone() })
     }
 
+    /// HF's `num_special_tokens_to_add(is_pair)`: tokens the post-processor adds.
+    #[pyo3(signature = (is_pair=false))]
+    fn num_special_tokens_to_add(&self, is_pair: bool) -> usize {
+        self.inner.pipeline.post_processor.as_ref().map_or(0, |p| p.added_tokens(is_pair))
+    }
+
     /// `(truncation, padding)`: the JSON of the settings in force (None: off).
     fn settings(&self) -> (Option<String>, Option<String>) {
         (self.inner.truncation_json.clone(), self.inner.padding_json.clone())

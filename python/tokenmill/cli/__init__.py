@@ -1,7 +1,7 @@
 """The ``tokenmill`` command line: `main` and the top-level parser.
 
 Commands (``tokenmill COMMAND --help`` for all options): ``encode``, ``decode``, ``count``,
-``encodings``, ``demo`` (`cli.tokens`) and ``train`` (`cli.train`); `cli._common` holds the
+``encodings``, ``demo`` (`cli.tokens`), ``train`` (`cli.train`) and ``verify`` (`cli.verify`); `cli._common` holds the
 shared pieces. Each subcommand asks the tokenizer (or the trainer table) what it can do
 instead of branching on its family. Every user error is one line ``tokenmill: error: ...`` on
 stderr and exit status 2; never a traceback. Nothing is downloaded.
@@ -24,7 +24,7 @@ from typing import Sequence
 
 from .._version import __version__
 from ..errors import TokenmillError
-from . import tokens, train
+from . import tokens, train, verify
 from ._common import ArgumentParser, CliError
 
 __all__ = ["main", "CliError"]
@@ -42,6 +42,7 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     tokens.add_parsers(sub, common)
     train.add_parser(sub, common)
+    verify.add_parser(sub, common)
     return parser
 
 
@@ -57,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except SystemExit as e:  # --help / --version
             return e.code if isinstance(e.code, int) else 0
         if not getattr(args, "command", None):
-            raise CliError("missing command: choose one of encode, decode, count, encodings, demo, train (see 'tokenmill --help')")
+            raise CliError("missing command: choose one of encode, decode, count, encodings, demo, train, verify (see 'tokenmill --help')")
         return args.func(args)
     except CliError as e:
         return _fail(str(e))

@@ -114,7 +114,7 @@ def _tokenizer(name_or_path: str) -> Tokenizer:
     if not os.path.exists(name_or_path):
         raise CliError(
             f"{name_or_path!r} is neither a standard encoding ({', '.join(list_encoding_names())}) nor a file; "
-            "give a name or the path of a tokenizer file (tokenmill JSON, a tiktoken export, GPT-2 files, a WordPiece vocab.txt)"
+            "give a name or the path of a tokenizer file (tokenmill JSON, a tiktoken export, GPT-2 files, a Hugging Face tokenizer.json, a WordPiece vocab.txt)"
         )
     return load(name_or_path)
 
@@ -131,7 +131,10 @@ def _disallowed_error(src: Source, e: DisallowedSpecialTokenError, byte_base: in
 def _iter_encoded(tok: Tokenizer, src: Source, args, fn: Callable[[str], object]) -> Iterator[object]:
     """Applies `fn` (encode or count) to each streamed piece of `src`."""
     byte_base = 0
-    for chunk in _text_chunks(src, args.errors, args.chunk_size, cuttable_by(tok.pretokenizer, tok.special_tokens)):
+    # A tokenizer that adds tokens around each text ([CLS] ... [SEP], a BOS) sees each input
+    # whole: cutting it into chunks would add them per chunk.
+    whole = getattr(tok, "num_special_tokens_to_add", lambda: 0)() > 0
+    for chunk in _text_chunks(src, args.errors, args.chunk_size, not whole and cuttable_by(tok.pretokenizer, tok.special_tokens)):
         try:
             yield fn(chunk)
         except DisallowedSpecialTokenError as e:
@@ -358,7 +361,7 @@ def add_parsers(sub, common) -> None:
     def enc_opt(p, default="cl100k_base"):
         p.add_argument("-e", "--tokenizer", "--encoding", dest="tokenizer", default=default, metavar="NAME|PATH",
                        help=f"a standard encoding ({', '.join(list_encoding_names())}) or any file tokenmill.load reads "
-                            "(tokenmill JSON, a tiktoken export, GPT-2 encoder.json/vocab.bpe, a WordPiece vocab.txt)"
+                            "(tokenmill JSON, a tiktoken export, GPT-2 encoder.json/vocab.bpe, a Hugging Face tokenizer.json or .gz, a WordPiece vocab.txt)"
                             + (f"; default {default}" if default else ""))
 
     def input_opts(p, text=True):

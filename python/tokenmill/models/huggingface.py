@@ -159,6 +159,14 @@ class HFTokenizer(Tokenizer):
                   "pad_to_multiple_of": pad_to_multiple_of, "pad_id": pad_id, "pad_type_id": pad_type_id, "pad_token": pad_token}
         return self._copy(self._core.with_padding(json.dumps(params)), self._truncation, params)
 
+    def num_special_tokens_to_add(self, is_pair: bool = False) -> int:
+        """How many tokens post-processing adds to one text (or a pair), as HF's method.
+
+        >>> HFTokenizer.from_str('{"model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"}}').num_special_tokens_to_add()
+        0
+        """
+        return self._core.num_special_tokens_to_add(is_pair)
+
     @property
     def truncation(self) -> dict | None:
         """The truncation settings (as in the file), or None."""
