@@ -44,6 +44,6 @@ def test_cli(tmp_path, shared_data, capsys):
     out = capsys.readouterr().out
     assert "12 texts" in out and "12 equal, 0 different" in out  # one text per non-empty line
     assert main(["verify", str(shared_data / "hf/bert-base-uncased/tokenizer.json"), "--corpus", str(corpus), "--by-file"]) == 0
-    assert "1 texts" in capsys.readouterr().out
+    assert "1 text (" in capsys.readouterr().out
     assert main(["verify", "gpt2", "--corpus", str(tmp_path / "missing.txt")]) == 2
     assert "no such file" in capsys.readouterr().err

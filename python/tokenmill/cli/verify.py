@@ -14,6 +14,7 @@ import gzip
 import sys
 import time
 
+from .._args import plural
 from .._progress import human_bytes
 from ..formats import load
 from ..verify import verify
@@ -74,7 +75,7 @@ def run(args) -> int:
         raise CliError(str(e)) from None
     if not quiet and sys.stderr.isatty():
         print(file=sys.stderr)
-    write(f"{type(tok).__name__} vs {r.reference}: {r.texts:,} texts ({human_bytes(size)}, {r.tokens:,} tokens) in "
+    write(f"{type(tok).__name__} vs {r.reference}: {plural(r.texts, 'text')} ({human_bytes(size)}, {r.tokens:,} tokens) in "
           f"{time.perf_counter() - t0:.1f} s: {r.equal:,} equal, {r.different:,} different\n")
     d = r.first_difference
     if d is not None:
