@@ -13,7 +13,8 @@ contract.
 * A bounded-time fuzz (fixed seed; ``TOKENMILL_FUZZ_SECONDS`` per format, default 10) of
   `tokenmill.load` on a tokenizer.json (BPE / WordPiece / WordLevel built with HF's Python API,
   plain and gzipped), tokenmill's own exports (tiktoken pair, GPT-2 pair, hf, native) of a tiny
-  trained BPE, and a WordPiece vocab.txt: byte mutations and JSON-structure mutations. Each
+  trained BPE, and a WordPiece vocab.txt: byte mutations and JSON-structure mutations (a mutated
+  tokenizer.json that HF reads too must give HF's ids). Each
   format runs in a child process, so a crash or a hang is reported with the input that caused
   it (saved under pytest's tmp_path) instead of killing the suite.
 
@@ -283,8 +284,8 @@ def test_plain_json_in_invalid_utf8(tmp_path):
 def test_unigram_is_unsupported_and_lists_the_supported_types(tmp_path):
     doc = hf_bpe_doc()
     doc["model"] = {"type": "Unigram", "unk_id": 0, "vocab": [["[UNK]", 0.0], ["a", -1.0]], "byte_fallback": False}
-    msg = expect_error(dump(tmp_path / "tokenizer.json", doc), "model", "Unigram", "BPE", "WordPiece", "WordLevel",
-                       exc=UnsupportedError)
+    expect_error(dump(tmp_path / "tokenizer.json", doc), "model", "Unigram", "BPE", "WordPiece", "WordLevel",
+                 exc=UnsupportedError)
     assert hf_ids(doc) is not None  # HF reads it: tokenmill lacks it, says so
 
 
@@ -810,6 +811,12 @@ def fuzz_child(fmt: str, seconds: float, seed: int, workdir: str) -> None:
                 stage = "decode"
                 tok.decode(ids)
             ok += 1
+            if fmt.startswith("hf-") and not gz:  # a file both libraries read: HF's ids
+                want = hf_ids(new.decode("utf-8", "replace"))
+                if want is not None and ids is not None and want != ids:
+                    key = "differs from HF"
+                    problems.setdefault(key, {"key": key, "mutation": what, "message": f"tokenmill {ids} HF {want}",
+                                              "file": name, "data": new.hex() if len(new) < 20000 else None})
         except TokenmillError as e:
             if stage == "load" and isinstance(e, VocabFormatError) and str(case_dir) not in str(e):
                 key = f"{stage}: {type(e).__name__} without the file's name"
@@ -828,9 +835,47 @@ def fuzz_child(fmt: str, seconds: float, seed: int, workdir: str) -> None:
     print("SUMMARY " + json.dumps({"cases": n, "loaded": ok}), flush=True)
 
 
-# Known problems the fuzz finds (pinned by their own xfail tests below): (format, key prefix).
+# Known problems the fuzz finds, by format: problem-key prefixes (each pinned by an xfail test below).
 KNOWN_FUZZ = {
+    "tiktoken": ["load: VocabFormatError without the file's name"],  # test_tiktoken_json_bad_special_id
+    "gpt2": ["load: VocabFormatError without the file's name"],  # test_gpt2_encoder_bad_id
+    "vocab.txt": ["load: builtins.TypeError"],  # test_vocab_txt_config_null_token
 }
+
+
+@pytest.mark.parametrize("value", [{"a": 1}, "7", None, 1.5, -1, 2**32])
+@pytest.mark.xfail(strict=True, reason="a bad id in the <stem>.json beside a tiktoken rank file is a VocabFormatError "
+                                       "whose message does not name the .json file")
+def test_tiktoken_json_bad_special_id(tmp_path, value):
+    target, _ = make_format("tiktoken", tmp_path)
+    side = tmp_path / "tm.json"
+    j = json.loads(side.read_text())
+    j["special_tokens"] = {"<|x|>": value}
+    side.write_text(json.dumps(j))
+    expect_error(target, str(side), "special_tokens")
+
+
+@pytest.mark.parametrize("value", [2**31, -1, 299])
+@pytest.mark.xfail(strict=True, reason="an out-of-range, negative or duplicate id in GPT-2's encoder.json is a "
+                                       "VocabFormatError whose message does not name encoder.json")
+def test_gpt2_encoder_bad_id(tmp_path, value):
+    make_format("gpt2", tmp_path)
+    enc = tmp_path / "encoder.json"
+    j = json.loads(enc.read_text())
+    j["s"] = value  # 299 is the id of another token
+    enc.write_text(json.dumps(j))
+    expect_error(tmp_path, str(enc))
+
+
+@pytest.mark.xfail(strict=True, reason='"unk_token": null in the tokenizer_config.json beside a vocab.txt raises a '
+                                       "bare TypeError (\"'None' is not an instance of 'str'\")")
+def test_vocab_txt_config_null_token(tmp_path):
+    target, _ = make_format("vocab.txt", tmp_path)
+    cfg = tmp_path / "tokenizer_config.json"
+    c = json.loads(cfg.read_text())
+    c["unk_token"] = None
+    cfg.write_text(json.dumps(c))
+    expect_error(target, "tokenizer_config.json", "unk_token")
 
 
 @pytest.mark.parametrize("fmt", FUZZ_FORMATS)
