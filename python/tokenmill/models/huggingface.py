@@ -238,21 +238,23 @@ class HFTokenizer(Tokenizer):
         [[1], [1, 0]]
         """
         n = threads(num_threads)
-        texts = list(iter_texts(texts, "texts"))
+        texts = _text_list(texts)
         skip: list[int] = []
         for t in texts if special else ():  # the same ids for every text; each text is checked
             skip = self._skip(t, special.get("allowed_special", "all"), special.get("disallowed_special", ()))
-        texts = [_text(t) for t in texts]
         if pairs is not None:
             return [e.ids for e in self.encode_batch_full(texts, pairs, add_special_tokens=add_special_tokens, num_threads=n)]
-        return self._core.encode_batch(texts, add_special_tokens, n, skip)
+        try:  # the common case in one call; texts with lone surrogates are repaired only when met
+            return self._core.encode_batch(texts, add_special_tokens, n, skip)
+        except UnicodeEncodeError:
+            return self._core.encode_batch([_text(t) for t in texts], add_special_tokens, n, skip)
 
     def encode_batch_full(self, texts: Iterable[str], pairs: Sequence[str] | None = None, *, add_special_tokens: bool = True,
                           num_threads: int | None = None) -> list[Encoded]:
         """HF's ``encode_batch``: an `Encoded` per text (and pair), padded across the batch."""
         n = threads(num_threads)
-        texts = [_text(t) for t in iter_texts(texts, "texts")]
-        ps = None if pairs is None else [_text(p, "pair") for p in pairs]
+        texts = [_text(t) for t in _text_list(texts)]
+        ps = None if pairs is None else [_text(p, "pair") for p in _text_list(pairs, "pairs")]
         return [Encoded(e) for e in self._core.encode_batch_full(texts, ps, add_special_tokens, n)]
 
     def encode_batch_to_numpy(self, texts: Iterable[str], *, num_threads: int | None = None, add_special_tokens: bool = True,
@@ -390,6 +392,13 @@ class HFTokenizer(Tokenizer):
 
     def __reduce__(self):
         return (HFTokenizer.from_bytes, (self.to_json_str().encode("utf-8"),))
+
+
+def _text_list(texts: Any, name: str = "texts") -> list[str]:
+    """`texts` as a list of str (one type check per item, in C for a list of str)."""
+    if isinstance(texts, list) and all(type(t) is str for t in texts):
+        return texts
+    return list(iter_texts(texts, name))
 
 
 def _camel(name: str) -> str:

@@ -370,6 +370,47 @@ impl PostProcessor {
     }
 
     /// How many tokens `process` adds to a single sequence (`is_pair=false`) or a pair.
+    /// True when `process_ids` knows what `process(.., None, true)` does to one sequence's
+    /// ids (false for a template that names `$B` or a special token it lacks: the full path
+    /// gives the exact error).
+    pub fn can_process_ids(&self) -> bool {
+        match self {
+            PostProcessor::Bert { .. } | PostProcessor::Roberta { .. } | PostProcessor::ByteLevel { .. } => true,
+            PostProcessor::Template(t) => t.single.iter().all(|p| match p {
+                Piece::Sequence { seq, .. } => *seq == 0,
+                Piece::SpecialToken { token, .. } => token.is_some_and(|i| i < t.special_tokens.len()),
+            }),
+            PostProcessor::Sequence(v) => v.iter().all(PostProcessor::can_process_ids),
+        }
+    }
+
+    /// The ids `process(.., None, true)` gives for one sequence, in place, without building an
+    /// `Encoding` (the ids-only path). Call only when `can_process_ids`.
+    pub fn process_ids(&self, ids: &mut Vec<u32>) {
+        match self {
+            PostProcessor::Bert { sep, cls } | PostProcessor::Roberta { sep, cls, .. } => {
+                ids.insert(0, cls.1);
+                ids.push(sep.1);
+            }
+            PostProcessor::ByteLevel { .. } => {}
+            PostProcessor::Template(t) => {
+                let mut out = Vec::with_capacity(ids.len() + t.added_single);
+                for piece in &t.single {
+                    match piece {
+                        Piece::Sequence { .. } => out.extend_from_slice(ids),
+                        Piece::SpecialToken { token, .. } => {
+                            if let Some(st) = token.and_then(|i| t.special_tokens.get(i)) {
+                                out.extend_from_slice(&st.ids);
+                            }
+                        }
+                    }
+                }
+                *ids = out;
+            }
+            PostProcessor::Sequence(v) => v.iter().for_each(|p| p.process_ids(ids)),
+        }
+    }
+
     pub fn added_tokens(&self, is_pair: bool) -> usize {
         match self {
             PostProcessor::Bert { .. } => 2 + usize::from(is_pair),

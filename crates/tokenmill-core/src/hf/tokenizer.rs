@@ -274,14 +274,20 @@ impl HfTokenizer {
         if self.truncation.is_some() || self.padding.is_some() {
             return Ok(self.encode_with(text, None, add_special_tokens, skip, s)?.ids);
         }
-        let mut ids = Vec::new();
+        let mut ids = Vec::with_capacity(text.len() / 3 + 2);
         self.sequence_ids(text, &mut ids, skip, s)?;
         if !add_special_tokens {
             return Ok(ids);
         }
         match &self.pipeline.post_processor {
             None => Ok(ids),
+            Some(pp) if pp.can_process_ids() => {
+                let mut ids = ids;
+                pp.process_ids(&mut ids);
+                Ok(ids)
+            }
             Some(pp) => {
+                // The full path, for its exact error (or result).
                 let n = ids.len();
                 let e = Encoding {
                     ids,
