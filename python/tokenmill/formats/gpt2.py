@@ -249,4 +249,7 @@ def load_gpt2_encoding(encoder_json: PathLike, vocab_bpe: PathLike, name: str = 
     >>> load_gpt2_encoding(enc_path, bpe_path).encode("hello world")
     [31373, 995]
     """
-    return Encoding.from_gpt2_files(encoder_json, vocab_bpe, name, pat_str)
+    try:
+        return Encoding.from_gpt2_files(encoder_json, vocab_bpe, name, pat_str)
+    except VocabFormatError as e:  # the ids of encoder.json, checked when the vocabulary is built
+        raise (e if e.path is not None else e.at(str(encoder_json), "gpt2")) from None

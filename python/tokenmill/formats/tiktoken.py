@@ -19,7 +19,7 @@ from pathlib import Path
 from .. import _core, _schema
 from .._io import PathLike, atomic_write_bytes, atomic_write_many, read_verified
 from ..encoding import Encoding
-from ..errors import VocabFormatError, VocabWarning
+from ..errors import PatternError, SpecialTokenError, VocabFormatError, VocabWarning
 
 __all__ = ["load_tiktoken_bpe", "dump_tiktoken_bpe", "export_tiktoken", "load_tiktoken_files", "looks_like_rank_file"]
 
@@ -161,4 +161,9 @@ def load_tiktoken_files(path: PathLike) -> Encoding:
         specials = _schema.field(meta, "special_tokens", dict, "", required=False, default={})
     except VocabFormatError as e:
         raise e.at(where, "tiktoken") from None
-    return Encoding(name, pattern, load_tiktoken_bpe(path, allow_gaps=True), specials)
+    ranks = load_tiktoken_bpe(path, allow_gaps=True)
+    try:
+        return Encoding(name, pattern, ranks, specials)
+    except (VocabFormatError, SpecialTokenError, PatternError) as e:  # the side file's fields
+        reason = e.reason if isinstance(e, VocabFormatError) else str(e)
+        raise VocabFormatError(f"special_tokens / pat_str: {reason}", where, format="tiktoken") from None

@@ -76,14 +76,20 @@ def _config_options(config: Path) -> dict:
         return {}
     d = _schema.read_json(config, format="tokenizer_config")
     if not isinstance(d, dict):
-        return {}
+        raise VocabFormatError(f"expected a JSON object, got {_schema.json_type(d)}", str(config), format="tokenizer_config")
     out: dict = {}
-    for key, option in (("do_lower_case", "lowercase"), ("strip_accents", "strip_accents"), ("tokenize_chinese_chars", "handle_chinese_chars"),
-                        ("unk_token", "unk_token"), ("cls_token", "cls_token"), ("sep_token", "sep_token")):
-        if key in d and (d[key] is None or isinstance(d[key], (bool, str))):
-            if option in ("lowercase", "handle_chinese_chars") and not isinstance(d[key], bool):
-                continue
-            out[option] = d[key]
+    for key, option, kinds in (("do_lower_case", "lowercase", (bool,)), ("strip_accents", "strip_accents", (bool, type(None))),
+                               ("tokenize_chinese_chars", "handle_chinese_chars", (bool,)), ("unk_token", "unk_token", (str,)),
+                               ("cls_token", "cls_token", (str, type(None))), ("sep_token", "sep_token", (str, type(None)))):
+        if key not in d:
+            continue
+        value = d[key]
+        if isinstance(value, dict) and isinstance(value.get("content"), str):
+            value = value["content"]  # transformers writes special tokens as AddedToken objects
+        if not isinstance(value, kinds):
+            want = " or ".join("null" if k is type(None) else {"bool": "true/false", "str": "a string"}[k.__name__] for k in kinds)
+            raise VocabFormatError(f"{key}: expected {want}, got {_schema.json_type(value)}", str(config), format="tokenizer_config")
+        out[option] = value
     return out
 
 

@@ -459,6 +459,17 @@ pub struct PaddingParams {
     pub pad_token: String,
 }
 
+/// The longest padding length accepted: padding allocates every pad token of every
+/// encoding, so a length in the billions would abort the process instead of failing cleanly.
+pub const MAX_PAD_LENGTH: usize = 1 << 24;
+
+fn pad_length(n: usize, path: &str) -> Result<usize, CoreError> {
+    if n > MAX_PAD_LENGTH {
+        return Err(bad(path, format!("{n} is too large: padding is limited to {MAX_PAD_LENGTH} tokens")));
+    }
+    Ok(n)
+}
+
 impl PaddingParams {
     /// The file's `padding` field: `null` (or absent) is no padding. Fields as HF's serde:
     /// all required but `pad_to_multiple_of` (absent or null: None).
@@ -475,15 +486,16 @@ impl PaddingParams {
             Value::String(s) if s == "BatchLongest" => PaddingStrategy::BatchLongest,
             Value::Object(m) if m.len() == 1 && m.contains_key("Fixed") => {
                 let f = Obj { map: m, path: &sp };
-                PaddingStrategy::Fixed(usize_field(&f, "Fixed")?)
+                PaddingStrategy::Fixed(pad_length(usize_field(&f, "Fixed")?, &join(&sp, "Fixed"))?)
             }
             _ => return Err(bad(&sp, format!("expected \"BatchLongest\" or {{\"Fixed\": n}}, got {}", show(sv)))),
         };
         let pad_to_multiple_of = match o.opt_u64("pad_to_multiple_of")? {
             None => None,
-            Some(n) => Some(
+            Some(n) => Some(pad_length(
                 usize::try_from(n).map_err(|_| bad(&join(path, "pad_to_multiple_of"), format!("{n} is too large")))?,
-            ),
+                &join(path, "pad_to_multiple_of"),
+            )?),
         };
         Ok(Some(PaddingParams {
             strategy,
