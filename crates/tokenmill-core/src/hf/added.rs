@@ -304,7 +304,7 @@ impl AddedVocabulary {
         }
         let mut first = Vec::new();
         self.find(text, self.raw.as_ref(), skip, &mut first);
-        let gap = |g: &str, f: &mut dyn FnMut(&str, Option<u32>) -> Result<(), CoreError>| {
+        let gap = |g: &str, f: &mut SegmentFn<'_>| {
             // What the first pass left is matched against the `normalized` tokens (with no
             // normalizer, their content as written).
             let mut second = Vec::new();
@@ -341,6 +341,9 @@ impl AddedVocabulary {
         self.norm.is_some()
     }
 }
+
+/// What `for_each_raw` calls for each stretch of text or added token.
+type SegmentFn<'f> = dyn FnMut(&str, Option<u32>) -> Result<(), CoreError> + 'f;
 
 /// `\w` as the `regex` crate (and so HF) defines it.
 fn is_word_char(c: char) -> bool {

@@ -44,7 +44,7 @@ use crate::pretokenize::Pretokenizer;
 #[derive(Debug, Clone)]
 pub enum Fast {
     /// Byte-level BPE on tokenmill's byte-level engine.
-    Bpe(CoreBpe),
+    Bpe(Box<CoreBpe>),
     /// BERT's normalizer and pre-tokenizer with WordPiece.
     Bert(BertWordPiece),
 }
@@ -160,7 +160,7 @@ impl Fast {
             return Ok(None);
         }
         let bpe = bpe?;
-        Ok(Some(Fast::Bpe(bpe)))
+        Ok(Some(Fast::Bpe(Box::new(bpe))))
     }
 
     /// Appends the ids of a piece of the original text with no added token in it.
