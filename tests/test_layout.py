@@ -14,8 +14,9 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "python" / "tokenmill"
 MAX_LINES = 800
-# Imported inside functions on purpose: optional (pyarrow), or heavy and needed by few calls.
-LAZY_OK = {"pyarrow", "pyarrow.parquet", "numpy"}
+# Imported inside functions on purpose: optional (pyarrow; tiktoken and tokenizers, the reference
+# libraries `tokenmill.verify` compares with), or heavy and needed by few calls (numpy).
+LAZY_OK = {"pyarrow", "pyarrow.parquet", "numpy", "tiktoken", "tokenizers"}
 
 
 def _modules() -> dict[str, Path]:

@@ -118,7 +118,7 @@ def load(path_or_name: PathLike) -> Any:
         d = _schema.read_json(path)
         if looks_native(d):
             return load_native(path, d)
-        if isinstance(d, dict) and d and "format" not in d and (path.parent / "vocab.bpe").is_file():
+        if isinstance(d, dict) and d and (path.parent / "vocab.bpe").is_file():
             # An encoder.json (its values are checked, naming the file, by the GPT-2 reader).
             return load_gpt2_encoding(path, path.parent / "vocab.bpe")
         # A JSON object that says nothing about its format: report it as a native file,
