@@ -219,3 +219,42 @@ def test_encode_batch_to_numpy(shared_data):
     assert ids.shape == mask.shape == (2, 5)
     assert ids[0].tolist() == tm.encode("hello") + [0, 0]
     assert mask.tolist() == [[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]]
+
+
+# ---------------------------------------------------------------------------- Llama 3 / Qwen2-style files
+LLAMA3_PAT = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+QWEN2_PAT = LLAMA3_PAT.replace(r"\p{N}{1,3}", r"\p{N}")
+
+
+@pytest.fixture(scope="module", params=[("llama3", LLAMA3_PAT), ("qwen2", QWEN2_PAT)], ids=["llama3", "qwen2"])
+def split_style(request, shared_data):
+    """o200k's vocabulary with Llama 3's (or Qwen2's) split regex and ignore_merges, as those files have."""
+    d = json.loads(gzip.open(shared_data / "hf/gpt-4o.o200k.tokenizer.json.gz").read())
+    d["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": request.param[1]}, "behavior": "Isolated", "invert": False},
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]}
+    d["model"]["ignore_merges"] = True
+    text = json.dumps(d)
+    return request.param[0], tokenmill.HFTokenizer.from_str(text), tokenizers.Tokenizer.from_str(text)
+
+
+def test_llama3_and_qwen2_style_files_run_on_hand_written_matchers(split_style, lines):
+    name, tm, hf = split_style
+    assert tm.pretokenizer == name
+    for text in HARD + lines[:150]:
+        assert_same(tm, hf, text)
+    # Special-token text encoded as text: HF's encode_special_tokens; the fast path steps aside
+    # for such calls (with ignore_merges, the model alone would return the token).
+    hf.encode_special_tokens = True
+    try:
+        for text in ("<|endoftext|>", "a<|endoftext|>b <|endofprompt|>", "x"):
+            assert tm.encode(text, allowed_special=set()) == hf.encode(text).ids
+    finally:
+        hf.encode_special_tokens = False
+
+
+@given(st.text(max_size=200))
+@settings(max_examples=hyp_examples(100))
+def test_llama3_style_hypothesis_text(split_style, text):
+    _, tm, hf = split_style
+    assert tm.encode(text) == hf.encode(text).ids

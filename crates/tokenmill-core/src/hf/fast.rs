@@ -17,8 +17,9 @@
 //! gives back that one token (the engine returns a piece that is a token as that token, HF
 //! does so only with `ignore_merges` or when the merges rebuild it; this check also catches a
 //! token made from a pair whose parts the merges never leave side by side). Tokens that no
-//! merge makes are left out of the engine's vocabulary (HF's merges never produce them), unless
-//! `ignore_merges` could return them, in which case there is no fast path. The tests compare
+//! merge makes are left out of the engine's vocabulary (HF's merges never produce them); with
+//! `ignore_merges` HF could return such a token for a whole piece, so each must be an added
+//! token (found before the model) and a call that encodes one as text takes the full path. The tests compare
 //! the two paths with HF on real files and random text.
 //!
 //! The BERT fast path: `BertNormalizer` + `BertPreTokenizer` + a WordPiece model is exactly
@@ -43,8 +44,10 @@ use crate::pretokenize::Pretokenizer;
 /// An engine equivalent to the file's normalizer, pre-tokenizer and model.
 #[derive(Debug, Clone)]
 pub enum Fast {
-    /// Byte-level BPE on tokenmill's byte-level engine.
-    Bpe(Box<CoreBpe>),
+    /// Byte-level BPE on tokenmill's byte-level engine. `whole_only`: with `ignore_merges`,
+    /// the added tokens that the model alone would also return for a whole piece (tokens no
+    /// merge makes); a call that encodes one of them as text takes the full path.
+    Bpe { bpe: Box<CoreBpe>, whole_only: Vec<u32> },
     /// BERT's normalizer and pre-tokenizer with WordPiece.
     Bert(BertWordPiece),
 }
@@ -91,10 +94,22 @@ impl Fast {
         if normalizer.is_some() {
             return Ok(None);
         }
-        Self::byte_level(pre, model)
+        Self::byte_level(pre, model, added)
     }
 
-    fn byte_level(pre: Option<&PreTokenizer>, model: &Model) -> Result<Option<Self>, CoreError> {
+    /// True when a call that encodes the added tokens `skip` as text must take the full path.
+    pub fn needs_full_path(&self, skip: &[u32]) -> bool {
+        match self {
+            Fast::Bpe { whole_only, .. } => !whole_only.is_empty() && skip.iter().any(|id| whole_only.contains(id)),
+            Fast::Bert(_) => false,
+        }
+    }
+
+    fn byte_level(
+        pre: Option<&PreTokenizer>,
+        model: &Model,
+        added: &AddedVocabulary,
+    ) -> Result<Option<Self>, CoreError> {
         let Some(re) = pre.and_then(byte_level_splitter) else { return Ok(None) };
         let Model::Bpe(bpe) = model else { return Ok(None) };
         if !bpe.is_plain() {
@@ -126,8 +141,20 @@ impl Fast {
             made.push(id);
             last = Some(id);
         }
+        // With `ignore_merges`, a whole piece that is a token no merge makes is that token: the
+        // engine never gives it. That is only safe when each such token is an added token (the
+        // split finds it first), and is handled per call when one is encoded as text.
+        let mut whole_only = Vec::new();
         if bpe.ignores_merges() && model.vocab_size() > mergeable.len() {
-            return Ok(None); // a token no merge makes could still be a whole word's answer
+            for (token, id) in model.vocab() {
+                if bytes_of.contains_key(&id) {
+                    continue;
+                }
+                if added.token_to_id(&token) != Some(id) {
+                    return Ok(None);
+                }
+                whole_only.push(id);
+            }
         }
         // Each made token must come back whole from its own characters, merged HF's way. The
         // check (about a microsecond per token) runs on two threads while a third builds the
@@ -160,14 +187,14 @@ impl Fast {
             return Ok(None);
         }
         let bpe = bpe?;
-        Ok(Some(Fast::Bpe(Box::new(bpe))))
+        Ok(Some(Fast::Bpe { bpe: Box::new(bpe), whole_only }))
     }
 
     /// Appends the ids of a piece of the original text with no added token in it.
     #[inline]
     pub fn encode_segment(&self, text: &str, ids: &mut Vec<u32>, scratch: &mut FastScratch) -> Result<(), CoreError> {
         match self {
-            Fast::Bpe(bpe) => bpe.encode_segment(text, ids, &mut scratch.bpe),
+            Fast::Bpe { bpe, .. } => bpe.encode_segment(text, ids, &mut scratch.bpe),
             Fast::Bert(bert) => {
                 bert.encode_into(text, ids, None, &mut scratch.bert);
                 Ok(())
@@ -179,7 +206,7 @@ impl Fast {
     /// `"o200k"`, `"llama3"`, ..., or `"regex"`), or `"bert"`.
     pub fn pretokenizer_name(&self) -> &'static str {
         match self {
-            Fast::Bpe(bpe) => bpe.pretokenizer.name(),
+            Fast::Bpe { bpe, .. } => bpe.pretokenizer.name(),
             Fast::Bert(_) => "bert",
         }
     }

@@ -168,7 +168,7 @@ impl HfTokenizer {
     /// added tokens whose text is encoded as text (see `AddedVocabulary::split`).
     pub fn sequence_ids(&self, text: &str, ids: &mut Vec<u32>, skip: &[u32], s: &mut Scratch) -> Result<(), CoreError> {
         let p = &*self.pipeline;
-        if let Some(fast) = &p.fast {
+        if let Some(fast) = p.fast.as_ref().filter(|f| !f.needs_full_path(skip)) {
             // No normalizer here: the pieces are the original text between added tokens.
             let fs = &mut s.fast;
             return p.added.for_each_raw(text, skip, |seg, id| match id {
