@@ -31,7 +31,7 @@
 //! (split off before, by `added`).
 
 use super::added::AddedVocabulary;
-use super::decoders::BYTE_TO_CHAR;
+use super::bytes::BYTE_TO_CHAR;
 use super::models::Model;
 use super::normalized::{CompiledPattern, SplitBehavior};
 use super::normalizers::Normalizer;

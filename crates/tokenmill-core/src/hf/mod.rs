@@ -11,13 +11,14 @@
 //!   masks), truncated, post-processed (special tokens added) and padded;
 //! - `decoders`: ids back to text.
 //!
-//! `json` reads the file's fields with errors that name them; a component or option that is
+//! `bytes` holds GPT-2's byte-level alphabet. `json` reads the file's fields with errors that name them; a component or option that is
 //! not implemented is a `CoreError::Unsupported`, never a silently different answer.
 //! `tokenizer` ties the stages together (`HfTokenizer`); `fast` runs byte-level BPE files on
 //! tokenmill's own byte-level engine when that gives the same ids. What this module does not do:
 //! SentencePiece `.model` files, Unigram models (later), or anything Python-facing.
 
 pub mod added;
+pub mod bytes;
 pub mod decoders;
 pub mod encoding;
 pub mod fast;

@@ -13,9 +13,9 @@
 use serde_json::Value;
 use unicode_normalization_alignments::char::is_combining_mark;
 
+use super::bytes::byte_level_char;
 use super::json::{index, join, unsupported, Obj, PatternSpec};
 use super::normalized::{CompiledPattern, NormalizedString};
-use super::pretokenizers::byte_level_char;
 use crate::error::CoreError;
 use crate::normalize::bert::BertNormalizer;
 

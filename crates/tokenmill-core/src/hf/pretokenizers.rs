@@ -16,6 +16,7 @@
 use serde_json::Value;
 use unicode_categories::UnicodeCategories;
 
+use super::bytes::push_byte_level;
 use super::json::{bad, index, join, unsupported, Obj, PatternSpec};
 use super::normalized::{CompiledPattern, NormalizedString, Pattern, SplitBehavior};
 use crate::error::CoreError;
@@ -35,43 +36,6 @@ const SUPPORTED: &[&str] = &[
     "Whitespace",
     "WhitespaceSplit",
 ];
-
-/// GPT-2's byte-to-unicode table: printable bytes stand for themselves, the others (in byte
-/// order) for U+0100, U+0101...
-const BYTE_CHARS: [char; 256] = {
-    let mut t = ['\0'; 256];
-    let mut n = 0u32;
-    let mut b = 0usize;
-    while b < 256 {
-        let printable = matches!(b, 0x21..=0x7e | 0xa1..=0xac | 0xae..=0xff);
-        let cp = if printable {
-            b as u32
-        } else {
-            n += 1;
-            255 + n
-        };
-        t[b] = match char::from_u32(cp) {
-            Some(c) => c,
-            None => '\0',
-        };
-        b += 1;
-    }
-    t
-};
-
-/// The character GPT-2's byte-level alphabet uses for byte `b` (HF's `bytes_char`).
-#[inline]
-pub fn byte_level_char(b: u8) -> char {
-    BYTE_CHARS[b as usize]
-}
-
-/// `s` with each byte replaced by its byte-level character, appended to `out`.
-#[inline]
-pub fn push_byte_level(s: &str, out: &mut String) {
-    for &b in s.as_bytes() {
-        out.push(BYTE_CHARS[b as usize]);
-    }
-}
 
 /// Metaspace's `prepend_scheme`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -2197,11 +2161,11 @@ mod tests {
     #[test]
     fn byte_level_table() {
         // HF's bytes_char: '!' -> '!', ' ' -> 'Ġ' (U+0120), 0 -> U+0100, 0xAD -> U+0143, 0xFF -> 'ÿ'.
-        assert_eq!(byte_level_char(b'!'), '!');
-        assert_eq!(byte_level_char(b' '), '\u{120}');
-        assert_eq!(byte_level_char(0), '\u{100}');
-        assert_eq!(byte_level_char(0xad), '\u{143}');
-        assert_eq!(byte_level_char(0xff), '\u{ff}');
+        assert_eq!(super::super::bytes::byte_level_char(b'!'), '!');
+        assert_eq!(super::super::bytes::byte_level_char(b' '), '\u{120}');
+        assert_eq!(super::super::bytes::byte_level_char(0), '\u{100}');
+        assert_eq!(super::super::bytes::byte_level_char(0xad), '\u{143}');
+        assert_eq!(super::super::bytes::byte_level_char(0xff), '\u{ff}');
         let mut all: Vec<char> = (0..=255u8).map(byte_level_char).collect();
         all.sort();
         all.dedup();

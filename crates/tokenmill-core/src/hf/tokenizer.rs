@@ -404,7 +404,7 @@ impl HfTokenizer {
         }
         let mut out = Vec::with_capacity(t.len());
         for c in t.chars() {
-            match super::decoders::char_to_byte(c) {
+            match super::bytes::char_to_byte(c) {
                 Some(b) => out.push(b),
                 None => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
             }
@@ -425,7 +425,7 @@ impl HfTokenizer {
         if !self.is_byte_level() {
             return None;
         }
-        let s: String = bytes.iter().map(|&b| super::decoders::BYTE_TO_CHAR[b as usize]).collect();
+        let s: String = bytes.iter().map(|&b| super::bytes::BYTE_TO_CHAR[b as usize]).collect();
         self.pipeline.model.token_to_id(&s)
     }
 
