@@ -62,3 +62,21 @@ pub fn push_byte_level(s: &str, out: &mut String) {
         out.push(BYTE_TO_CHAR[b as usize]);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_table() {
+        // tokenizers.pre_tokenizers.ByteLevel.alphabet() and GPT-2's bytes_to_unicode.
+        assert_eq!((BYTE_TO_CHAR[b'!' as usize], BYTE_TO_CHAR[b' ' as usize], BYTE_TO_CHAR[0]), ('!', 'Ġ', 'Ā'));
+        assert_eq!((BYTE_TO_CHAR[b'\n' as usize], BYTE_TO_CHAR[0xAD], BYTE_TO_CHAR[0xFF]), ('Ċ', 'Ń', 'ÿ'));
+        for b in 0..=255u8 {
+            assert_eq!(char_to_byte(BYTE_TO_CHAR[b as usize]), Some(b));
+        }
+        let distinct: std::collections::HashSet<char> = BYTE_TO_CHAR.iter().copied().collect();
+        assert_eq!(distinct.len(), 256);
+        assert_eq!((char_to_byte(' '), char_to_byte('中'), char_to_byte('\u{144}')), (None, None, None));
+    }
+}

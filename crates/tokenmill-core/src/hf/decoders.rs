@@ -3,8 +3,7 @@
 //! Metaspace pre-tokenizers and of the Replace normalizer).
 //!
 //! `decode_chain` maps the token strings to new strings (one decoder after the other in a
-//! `Sequence`); `decode` joins them. Also here: GPT-2's byte <-> character table
-//! (`BYTE_TO_CHAR`, `char_to_byte`), shared with the ByteLevel pre-tokenizer.
+//! `Sequence`); `decode` joins them. GPT-2's byte <-> character table is `hf::bytes`.
 //!
 //! Where HF panics (a `Strip` asked to cut more characters than a token has, in some cases)
 //! this returns `CoreError::Input`. What this module does not do: map ids to tokens (the
@@ -13,7 +12,7 @@
 
 use serde_json::Value;
 
-use super::bytes::{char_to_byte, BYTE_TO_CHAR};
+use super::bytes::char_to_byte;
 use super::json::{bad, index, join, show, unsupported, Obj, PatternSpec};
 use crate::error::CoreError;
 
@@ -519,19 +518,6 @@ mod tests {
         assert_eq!(chain(ctc, &["a", "<pad>", "a", "|"]), strs(&["a", "a", " "]));
         let wp = json!({"type": "WordPiece", "prefix": "##", "cleanup": false});
         assert_eq!(chain(wp, &["##a", "##b", "c"]), strs(&["##a", "b", " c"]));
-    }
-
-    #[test]
-    fn byte_table() {
-        // tokenizers.pre_tokenizers.ByteLevel.alphabet() and GPT-2's bytes_to_unicode.
-        assert_eq!((BYTE_TO_CHAR[b'!' as usize], BYTE_TO_CHAR[b' ' as usize], BYTE_TO_CHAR[0]), ('!', 'Ġ', 'Ā'));
-        assert_eq!((BYTE_TO_CHAR[b'\n' as usize], BYTE_TO_CHAR[0xAD], BYTE_TO_CHAR[0xFF]), ('Ċ', 'Ń', 'ÿ'));
-        for b in 0..=255u8 {
-            assert_eq!(char_to_byte(BYTE_TO_CHAR[b as usize]), Some(b));
-        }
-        let distinct: std::collections::HashSet<char> = BYTE_TO_CHAR.iter().copied().collect();
-        assert_eq!(distinct.len(), 256);
-        assert_eq!((char_to_byte(' '), char_to_byte('中'), char_to_byte('\u{144}')), (None, None, None));
     }
 
     #[test]

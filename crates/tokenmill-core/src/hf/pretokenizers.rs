@@ -2157,18 +2157,4 @@ mod tests {
         assert!(matches!(load(r#"{"type": "Whitespace", "x": 1}"#), Err(CoreError::Unsupported(_))));
         assert!(load(r#"{"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": true, "x": 1}"#).is_err());
     }
-
-    #[test]
-    fn byte_level_table() {
-        // HF's bytes_char: '!' -> '!', ' ' -> 'Ġ' (U+0120), 0 -> U+0100, 0xAD -> U+0143, 0xFF -> 'ÿ'.
-        assert_eq!(super::super::bytes::byte_level_char(b'!'), '!');
-        assert_eq!(super::super::bytes::byte_level_char(b' '), '\u{120}');
-        assert_eq!(super::super::bytes::byte_level_char(0), '\u{100}');
-        assert_eq!(super::super::bytes::byte_level_char(0xad), '\u{143}');
-        assert_eq!(super::super::bytes::byte_level_char(0xff), '\u{ff}');
-        let mut all: Vec<char> = (0..=255u8).map(byte_level_char).collect();
-        all.sort();
-        all.dedup();
-        assert_eq!(all.len(), 256);
-    }
 }
