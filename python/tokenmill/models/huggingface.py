@@ -306,11 +306,17 @@ class HFTokenizer(Tokenizer):
         >>> tok.decode([1, 1])
         'hi hi'
         """
-        return self._core.decode(_ids(tokens), skip_special_tokens)
+        try:  # ids are checked by the core's conversion; the Python check names the bad one
+            return self._core.decode(tokens if isinstance(tokens, list) else list(tokens), skip_special_tokens)
+        except (TypeError, OverflowError):
+            return self._core.decode(_ids(tokens), skip_special_tokens)
 
     def decode_batch(self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int | None = None,
                      skip_special_tokens: bool = True) -> list[str]:
-        return self._core.decode_batch([_ids(ids) for ids in batch], skip_special_tokens)
+        try:
+            return self._core.decode_batch([ids if isinstance(ids, list) else list(ids) for ids in batch], skip_special_tokens)
+        except (TypeError, OverflowError):
+            return self._core.decode_batch([_ids(ids) for ids in batch], skip_special_tokens)
 
     # ------------------------------------------------------------------ vocabulary
     @property
@@ -405,13 +411,13 @@ def _camel(name: str) -> str:
     return "".join(p.capitalize() for p in name.split("_")) if "_" in name else name
 
 
-def _id(i: Any) -> int:
+def _id(i: Any, position: int = 0) -> int:
     if isinstance(i, bool) or not isinstance(i, int):
-        raise TypeError(f"token ids must be ints, not {type(i).__name__}")
+        raise TypeError(f"token ids must be ints, not {type(i).__name__} (at position {position})")
     if i < 0 or i >= 2**32:
-        raise TokenIdError(i, 0, 2**32)
+        raise TokenIdError(i, position, 2**32)
     return i
 
 
 def _ids(ids: Iterable[int]) -> list[int]:
-    return [_id(i) for i in ids]
+    return [_id(i, k) for k, i in enumerate(ids)]

@@ -286,20 +286,34 @@ fn one_char(o: Obj, key: &str) -> Result<char, CoreError> {
 /// ByteLevel: each token's characters back to their bytes (a token with a character outside
 /// the table is taken as its own UTF-8), then ALL the bytes decoded at once, lossily: a
 /// character split over tokens comes back whole.
+/// Appends the bytes of one byte-level token: its characters through the byte table, or (one
+/// character outside the table) the token's own UTF-8.
+pub fn push_byte_level_token(t: &str, bytes: &mut Vec<u8>) {
+    let mark = bytes.len();
+    for c in t.chars() {
+        match char_to_byte(c) {
+            Some(b) => bytes.push(b),
+            None => {
+                bytes.truncate(mark);
+                bytes.extend_from_slice(t.as_bytes());
+                break;
+            }
+        }
+    }
+}
+
+/// The text of byte-level bytes, as HF's ByteLevel decoder makes it (lossy UTF-8).
+pub fn lossy_text(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
 fn byte_level(tokens: &[String]) -> String {
     let mut bytes: Vec<u8> = Vec::with_capacity(tokens.iter().map(String::len).sum());
     for t in tokens {
-        let mark = bytes.len();
-        for c in t.chars() {
-            match char_to_byte(c) {
-                Some(b) => bytes.push(b),
-                None => {
-                    bytes.truncate(mark);
-                    bytes.extend_from_slice(t.as_bytes());
-                    break;
-                }
-            }
-        }
+        push_byte_level_token(t, &mut bytes);
     }
     match String::from_utf8(bytes) {
         Ok(s) => s,

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::added::{AddedVocabulary, Piece};
-use super::decoders::Decoder;
+use super::decoders::{lossy_text, push_byte_level_token, Decoder};
 use super::encoding::{pad_encodings, Encoding, PaddingParams, TruncationParams};
 use super::fast::{Fast, FastScratch};
 use super::json::{bad, Obj};
@@ -353,6 +353,23 @@ impl HfTokenizer {
     /// through the decoder, or joined by spaces without one. Unknown ids are left out, as HF.
     pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> Result<String, CoreError> {
         let p = &*self.pipeline;
+        if let (Some(Fast::Bpe { bpe, .. }), Some(Decoder::ByteLevel)) = (&p.fast, &p.decoder) {
+            // Byte-level: the engine's token bytes, joined, then lossy UTF-8 (the decoder's rule)
+            // without a string per token.
+            let mut bytes = Vec::with_capacity(ids.len() * 4);
+            for &id in ids {
+                if let Some(t) = p.added.id_to_token(id) {
+                    if !(skip_special_tokens && p.added.is_special(t)) {
+                        push_byte_level_token(t, &mut bytes);
+                    }
+                } else if let Some(b) = bpe.vocab.token_bytes(u64::from(id)) {
+                    bytes.extend_from_slice(b);
+                } else if let Some(t) = p.model.id_to_token(id) {
+                    push_byte_level_token(t, &mut bytes);
+                }
+            }
+            return Ok(lossy_text(bytes));
+        }
         let mut tokens: Vec<String> = Vec::with_capacity(ids.len());
         for &id in ids {
             let t = match p.added.id_to_token(id) {
