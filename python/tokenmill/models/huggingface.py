@@ -238,13 +238,17 @@ class HFTokenizer(Tokenizer):
         [[1], [1, 0]]
         """
         n = threads(num_threads)
-        texts = _text_list(texts)
+        if not isinstance(texts, list):
+            texts = _text_list(texts)
         skip: list[int] = []
         for t in texts if special else ():  # the same ids for every text; each text is checked
             skip = self._skip(t, special.get("allowed_special", "all"), special.get("disallowed_special", ()))
         if pairs is not None:
             return [e.ids for e in self.encode_batch_full(texts, pairs, add_special_tokens=add_special_tokens, num_threads=n)]
         try:  # the common case in one call; texts with lone surrogates are repaired only when met
+            return self._core.encode_batch(texts, add_special_tokens, n, skip)
+        except TypeError:  # an item that is not a str: named by the checked path
+            texts = _text_list(texts)
             return self._core.encode_batch(texts, add_special_tokens, n, skip)
         except UnicodeEncodeError:
             return self._core.encode_batch([_text(t) for t in texts], add_special_tokens, n, skip)
