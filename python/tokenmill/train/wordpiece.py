@@ -132,7 +132,8 @@ def train_wordpiece(
         raise TrainingError("the corpus has no words: no text to train on (check the paths, the jsonl text_field, or the iterable)")
     t_count = time.monotonic() - t0
 
-    bar = Progress("merging", total=max(vocab_size - len(specials) - n_words, 0) or None, unit="merges", enabled=progress)
+    # At most this many merges (fewer: the alphabet and ## symbols take ids too).
+    bar = Progress("merging", total=vocab_size - len(specials), unit="merges", enabled=progress)
     vocab, n_alphabet, n_prefixed, n_merges = _run_cancellable(
         lambda: _core.train_wordpiece(counter, vocab_size, min_frequency, specials, continuing_subword_prefix, limit_alphabet, control,
                                       None if _symbol_order is None else list(_symbol_order)),
