@@ -38,7 +38,7 @@ from .models import CharLevel, ClassicBPE, Encoded, HFTokenizer, WordLevel, Word
 from .registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
 from .stream import StreamDecoder
 from .tokenizer import Tokenizer
-from .train import train_bpe
+from .train import train_bpe, train_wordpiece
 
 __all__ = [
     "__version__",
@@ -67,6 +67,7 @@ __all__ = [
     "TrainingError",
     "CorpusError",
     "train_bpe",
+    "train_wordpiece",
     "load",
     "Tokenizer",
     "ClassicBPE",

@@ -133,5 +133,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<train::WordCounter>()?;
     m.add_function(wrap_pyfunction!(train::train_bpe_merges, m)?)?;
     m.add_function(wrap_pyfunction!(train::train_merges, m)?)?;
+    m.add_class::<train::BertWordCounter>()?;
+    m.add_function(wrap_pyfunction!(train::train_wordpiece, m)?)?;
     Ok(())
 }

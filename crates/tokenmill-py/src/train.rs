@@ -1,4 +1,5 @@
-//! Bindings for training: a pre-token counter, a progress/cancel handle and the merge loop.
+//! Bindings for training: a pre-token counter, a progress/cancel handle and the merge loop;
+//! for WordPiece, a BERT word counter and HF's WordPiece trainer.
 //! Every call that does real work releases the GIL; `TrainControl` is how Python sees
 //! progress and asks a running job to stop (Ctrl-C), from another thread.
 
@@ -9,10 +10,12 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyBytes;
 
 use tokenmill_core::bpe::encode_piece;
+use tokenmill_core::normalize::BertNormalizer;
 use tokenmill_core::pretokenize::Pretokenizer;
 use tokenmill_core::special::SpecialMatcher;
 use tokenmill_core::train::count::WordCounts;
 use tokenmill_core::train::merge::{self, Control, MergeConfig, TokenSet};
+use tokenmill_core::train::wordpiece;
 use tokenmill_core::CoreError;
 
 use crate::bpe::PyCoreBpe;
@@ -225,4 +228,115 @@ pub fn train_merges<'py>(
         merge::train(w, &c, &mut set, MergeConfig { n_new, min_frequency, next_id, long_word }, &control)
     })?;
     Ok(learned(py, out))
+}
+
+/// `{word: count}` of texts after BERT normalization and pre-tokenization (WordPiece training).
+#[pyclass(frozen, module = "tokenmill._core")]
+pub struct BertWordCounter {
+    normalizer: BertNormalizer,
+    counts: Mutex<(WordCounts, u64)>,
+}
+
+impl BertWordCounter {
+    fn with<T>(&self, f: impl FnOnce(&mut (WordCounts, u64)) -> Result<T, CoreError>) -> Result<T, CoreError> {
+        let mut guard = self
+            .counts
+            .lock()
+            .map_err(|_| CoreError::Internal("the word counter was poisoned by an earlier panic".into()))?;
+        f(&mut guard)
+    }
+}
+
+#[pymethods]
+impl BertWordCounter {
+    #[new]
+    #[pyo3(signature = (clean_text=true, handle_chinese_chars=true, strip_accents=None, lowercase=true))]
+    fn new(clean_text: bool, handle_chinese_chars: bool, strip_accents: Option<bool>, lowercase: bool) -> Self {
+        let normalizer = BertNormalizer { clean_text, handle_chinese_chars, strip_accents, lowercase };
+        BertWordCounter { normalizer, counts: Mutex::new((WordCounts::default(), 0)) }
+    }
+
+    /// Counts the words of each text on `num_threads` threads.
+    #[pyo3(signature = (texts, num_threads=1, control=None))]
+    fn add_texts(
+        &self,
+        py: Python<'_>,
+        texts: Vec<PyBackedStr>,
+        num_threads: usize,
+        control: Option<&Bound<'_, TrainControl>>,
+    ) -> PyResult<()> {
+        let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
+        let refs: Vec<&str> = texts.iter().map(|t| &**t).collect();
+        run(py, || {
+            self.with(|(c, bytes)| {
+                *bytes += wordpiece::count_bert(c, &refs, &self.normalizer, num_threads, &control)?;
+                Ok(())
+            })
+        })
+    }
+
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        run(py, || self.with(|(c, _)| Ok(c.len())))
+    }
+
+    /// UTF-8 bytes of text counted.
+    #[getter]
+    fn text_bytes(&self, py: Python<'_>) -> PyResult<u64> {
+        run(py, || self.with(|(_, b)| Ok(*b)))
+    }
+
+    /// All `(word, count)` pairs, sorted.
+    fn items(&self, py: Python<'_>) -> PyResult<Vec<(String, u64)>> {
+        run(py, || {
+            self.with(|(c, _)| {
+                Ok(c.sorted().into_iter().map(|(w, n)| (String::from_utf8_lossy(w).into_owned(), n)).collect())
+            })
+        })
+    }
+}
+
+/// WordPiece training as HF's `WordPieceTrainer` on the counted words (moved out of
+/// `counter`, which is empty afterwards). `symbol_order`: characters whose `##` symbols are
+/// numbered first, in this order (to reproduce one HF run; see `train::wordpiece`).
+///
+/// Returns `(vocabulary in id order, alphabet size, ## symbols, merges made)`.
+#[pyfunction]
+#[pyo3(signature = (counter, vocab_size, min_frequency, special_tokens, prefix, limit_alphabet=None, control=None, symbol_order=None))]
+// Why allowed: the arguments are the Python signature's (keywords with defaults).
+#[allow(clippy::too_many_arguments)]
+pub fn train_wordpiece(
+    py: Python<'_>,
+    counter: &Bound<'_, BertWordCounter>,
+    vocab_size: usize,
+    min_frequency: u64,
+    special_tokens: Vec<String>,
+    prefix: String,
+    limit_alphabet: Option<usize>,
+    control: Option<&Bound<'_, TrainControl>>,
+    symbol_order: Option<Vec<char>>,
+) -> PyResult<(Vec<String>, usize, usize, usize)> {
+    let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
+    let counter = counter.get();
+    let config = wordpiece::WordPieceConfig {
+        vocab_size,
+        min_frequency,
+        special_tokens,
+        limit_alphabet,
+        prefix,
+        symbol_order: symbol_order.unwrap_or_default(),
+    };
+    let out = run(py, || {
+        let taken = counter.with(|(c, _)| Ok(std::mem::take(c)))?;
+        let mut words = Vec::with_capacity(taken.len());
+        let mut bad = false;
+        taken.drain_each(|w, n| match std::str::from_utf8(w) {
+            Ok(s) => words.push((s.to_owned(), n)),
+            Err(_) => bad = true,
+        });
+        if bad {
+            return Err(CoreError::Internal("a counted word is not UTF-8".into()));
+        }
+        wordpiece::train(words, &config, &control)
+    })?;
+    Ok((out.vocab, out.alphabet, out.prefixed, out.merges))
 }

@@ -56,9 +56,9 @@ def add_parser(sub, common) -> None:
     p.add_argument("--errors", choices=("strict", "replace"), default="strict",
                    help="invalid UTF-8: fail naming file and byte (strict, default) or substitute U+FFFD")
     p.add_argument("-o", "--output", required=True, metavar="PATH", help="where to write the tokenizer")
-    p.add_argument("--format", choices=("tokenmill", "tiktoken", "hf", "gpt2"), default="tokenmill",
-                   help="bpe output format: tokenmill JSON (default), tiktoken rank file (+ .json), HF tokenizer.json, "
-                        "or GPT-2 encoder.json + vocab.bpe (-o is then a directory)")
+    p.add_argument("--format", choices=("tokenmill", "tiktoken", "hf", "gpt2", "vocab.txt"), default="tokenmill",
+                   help="output format: tokenmill JSON (default), tiktoken rank file (+ .json), HF tokenizer.json, "
+                        "GPT-2 encoder.json + vocab.bpe (-o is then a directory), or a WordPiece vocab.txt")
     p.add_argument("--verbose", action="store_true", help="bpe: print every merge")
     p.add_argument("--show", default=None, metavar="TEXT", help="sentence to tokenize in the summary")
     p.set_defaults(func=run)

@@ -27,13 +27,13 @@ from ..errors import VocabFormatError
 from ..registry import get_encoding, list_encoding_names
 from ..tokenizer import Tokenizer, register_exporter, register_reader
 from .gpt2 import export_gpt2, load_gpt2_encoding, load_gpt2_files
-from .hf import export_hf, hf_tokenizer_dict, load_hf_tokenizer, looks_like_hf_json, read_maybe_gzip, write_hf_tokenizer
+from .hf import export_hf, hf_tokenizer_dict, load_hf_tokenizer, wordpiece_tokenizer_dict, looks_like_hf_json, read_maybe_gzip, write_hf_tokenizer
 from .hf_regex import hf_regex
 from .native import load_native, looks_native, save
 from .wordpiece_vocab import export_vocab_txt, load_vocab_txt, looks_like_vocab_txt
 from .tiktoken import dump_tiktoken_bpe, export_tiktoken, load_tiktoken_bpe, load_tiktoken_files, looks_like_rank_file
 
-__all__ = ["load", "save", "export_tiktoken", "export_hf", "export_gpt2", "hf_tokenizer_dict", "hf_regex",
+__all__ = ["load", "save", "export_tiktoken", "export_hf", "export_gpt2", "hf_tokenizer_dict", "wordpiece_tokenizer_dict", "hf_regex",
            "load_tiktoken_bpe", "dump_tiktoken_bpe", "load_gpt2_files", "READABLE"]
 
 #: What `load` recognises, for its error message.
@@ -67,7 +67,9 @@ register_exporter(["tiktoken"], _only(Encoding, "byte-level BPE encodings", expo
 def _export_hf(tok: Tokenizer, path: PathLike) -> list[Path]:
     if isinstance(tok, HFTokenizer):
         return write_hf_tokenizer(tok, path)
-    return _only(Encoding, "byte-level BPE encodings and tokenizers read from a tokenizer.json", export_hf)(tok, path)
+    if isinstance(tok, WordPiece):
+        return export_hf(tok, path)
+    return _only(Encoding, "byte-level BPE encodings, WordPiece tokenizers and tokenizers read from a tokenizer.json", export_hf)(tok, path)
 
 
 register_exporter(["hf", "huggingface"], _export_hf)

@@ -1,5 +1,6 @@
 """Hugging Face ``tokenizer.json``: reading any of them (`load_hf_tokenizer`), and writing a
-byte-level BPE `Encoding` as one (`export_hf`).
+byte-level BPE `Encoding` (`export_hf`) or a BERT-style `WordPiece` (`wordpiece_tokenizer_dict`)
+as one.
 
 Reading: the file (plain, or gzipped: recognised by its magic bytes) goes to the Rust core
 whole, which parses it and builds its pipeline (`tokenmill.HFTokenizer`); every error names
@@ -27,10 +28,11 @@ from pathlib import Path
 from .._io import PathLike, atomic_write_bytes
 from ..errors import VocabFormatError
 from ..models.huggingface import HFTokenizer
+from ..models.wordpiece import WordPiece
 from .gpt2 import byte_decoder, byte_symbols, merges_for, symbols
 from .hf_regex import hf_regex
 
-__all__ = ["hf_tokenizer_dict", "export_hf", "load_hf_tokenizer", "looks_like_hf_json"]
+__all__ = ["hf_tokenizer_dict", "wordpiece_tokenizer_dict", "export_hf", "load_hf_tokenizer", "looks_like_hf_json"]
 
 # The top-level keys of a tokenizer.json; HF writes "version" first, but any of them may lead.
 _HF_HEAD = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"(?:version|truncation|padding|added_tokens|normalizer|pre_tokenizer|model|post_processor|decoder)"')
@@ -109,10 +111,7 @@ def hf_tokenizer_dict(enc) -> dict:
         if vocab.setdefault(s, i) != i:
             raise VocabFormatError(f"special token {s!r} is also an ordinary token's symbol string; tokenizer.json cannot hold both", format="hf")
     merges = [[symbols(a, table), symbols(b, table)] for a, b in merges_for(ranks, all_splits=True)]
-    added = [
-        {"id": i, "content": s, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
-        for s, i in sorted(enc.special_tokens.items(), key=lambda kv: kv[1])
-    ]
+    added = _added(enc.special_tokens)
     return {
         "version": "1.0",
         "truncation": None,
@@ -143,8 +142,80 @@ def hf_tokenizer_dict(enc) -> dict:
     }
 
 
+def _added(specials: dict) -> list[dict]:
+    return [
+        {"id": i, "content": s, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+        for s, i in sorted(specials.items(), key=lambda kv: kv[1])
+    ]
+
+
+def wordpiece_tokenizer_dict(tok) -> dict:
+    """The Hugging Face ``tokenizer.json`` document of a `tokenmill.WordPiece`: BertNormalizer
+    with its options, BertPreTokenizer, the WordPiece model, ``[CLS] $A [SEP]`` (pair:
+    ``[CLS] $A [SEP] $B:1 [SEP]:1``) as a TemplateProcessing (only the ends the tokenizer
+    has; none: no post-processor), the WordPiece decoder and the special tokens as added
+    tokens. HF gives the same ids as ``tok.encode`` (tests check it).
+
+    Args:
+        tok: The `WordPiece` tokenizer.
+
+    Returns:
+        The document, a dict ready for ``json.dumps``.
+
+    >>> from tokenmill import WordPiece
+    >>> d = wordpiece_tokenizer_dict(WordPiece({"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "hi": 3}))
+    >>> d["model"]["type"], d["pre_tokenizer"], [t["content"] for t in d["added_tokens"]]
+    ('WordPiece', {'type': 'BertPreTokenizer'}, ['[UNK]', '[CLS]', '[SEP]'])
+    """
+    o = tok.options
+    specials = tok.special_tokens
+    vocab = tok.vocab
+    cls, sep = o["cls_token"], o["sep_token"]
+
+    def special(t: str, type_id: int) -> dict:
+        return {"SpecialToken": {"id": t, "type_id": type_id}}
+
+    def seq(name: str, type_id: int) -> dict:
+        return {"Sequence": {"id": name, "type_id": type_id}}
+
+    post = None
+    if cls is not None or sep is not None:
+        single = ([special(cls, 0)] if cls else []) + [seq("A", 0)] + ([special(sep, 0)] if sep else [])
+        pair = single + [seq("B", 1)] + ([special(sep, 1)] if sep else [])
+        post = {
+            "type": "TemplateProcessing",
+            "single": single,
+            "pair": pair,
+            "special_tokens": {t: {"id": t, "ids": [vocab[t]], "tokens": [t]} for t in (cls, sep) if t is not None},
+        }
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": _added(specials),
+        "normalizer": {
+            "type": "BertNormalizer",
+            "clean_text": o["clean_text"],
+            "handle_chinese_chars": o["handle_chinese_chars"],
+            "strip_accents": o["strip_accents"],
+            "lowercase": o["lowercase"],
+        },
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "post_processor": post,
+        "decoder": {"type": "WordPiece", "prefix": o["continuing_subword_prefix"], "cleanup": True},
+        "model": {
+            "type": "WordPiece",
+            "unk_token": tok.unk_token,
+            "continuing_subword_prefix": o["continuing_subword_prefix"],
+            "max_input_chars_per_word": o["max_input_chars_per_word"],
+            "vocab": vocab,
+        },
+    }
+
+
 def export_hf(enc, path: PathLike) -> list[Path]:
-    """Writes `enc` as a Hugging Face ``tokenizer.json`` (load with ``Tokenizer.from_file``).
+    """Writes `enc` (an `Encoding` or a `WordPiece`) as a Hugging Face ``tokenizer.json``
+    (load with ``Tokenizer.from_file``).
 
     >>> import tokenmill, tempfile, os
     >>> [p] = export_hf(tokenmill.get_encoding("gpt2"), os.path.join(tempfile.mkdtemp(), "tokenizer.json"))
@@ -152,5 +223,6 @@ def export_hf(enc, path: PathLike) -> list[Path]:
     'tokenizer.json'
     """
     path = Path(path)
-    atomic_write_bytes(path, json.dumps(hf_tokenizer_dict(enc), ensure_ascii=False).encode("utf-8"))
+    d = wordpiece_tokenizer_dict(enc) if isinstance(enc, WordPiece) else hf_tokenizer_dict(enc)
+    atomic_write_bytes(path, json.dumps(d, ensure_ascii=False).encode("utf-8"))
     return [path]

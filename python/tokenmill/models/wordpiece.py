@@ -17,8 +17,9 @@ semantics around the model:
 * A word longer than ``max_input_chars_per_word`` characters, or with a part that no token
   matches, is one unknown token (HF's rule).
 
-Files: ``vocab.txt`` (one token per line, line i is id i; `tokenmill.formats.wordpiece_vocab`)
-and tokenmill's native JSON. Reading a BERT ``tokenizer.json`` and training are not here yet.
+Files: ``vocab.txt`` (one token per line, line i is id i; `tokenmill.formats.wordpiece_vocab`),
+tokenmill's native JSON, and an HF ``tokenizer.json`` written by ``export("hf", path)``
+(`tokenmill.formats.hf.wordpiece_tokenizer_dict`). Training: `tokenmill.train_wordpiece`.
 """
 
 from __future__ import annotations

@@ -2,11 +2,13 @@
 
 Every trainer takes ``(corpus, vocab_size, *, special_tokens, min_frequency, ...)`` and
 returns a `tokenmill.Tokenizer`. `TRAINERS` maps the family names the CLI offers (``bpe``,
-``classic-bpe``, ``word``, ``char``) to a `Trainer`: the training function (reading paths or
+``wordpiece``, ``classic-bpe``, ``word``, ``char``) to a `Trainer`: the training function (reading paths or
 texts through `tokenmill.data.corpus`), the options it accepts, the formats its result can be
 exported to, and how to show its merges. Callers ask the table; they never branch on a family.
 
 * ``bpe``: `train_bpe` (`tokenmill.train.bpe`), byte-level BPE in the Rust core.
+* ``wordpiece``: `train_wordpiece` (`tokenmill.train.wordpiece`), BERT-style WordPiece with
+  Hugging Face's trainer rule, in the Rust core.
 * ``classic-bpe``, ``word``, ``char``: the ``train`` classmethods of `tokenmill.models`,
   which stay on their classes (``ClassicBPE.train(...)`` is public API, and a trainer here
   that builds the class while the class calls the trainer would be an import circle).
@@ -24,8 +26,9 @@ from ..formats.gpt2 import canonical_split
 from ..models import CharLevel, ClassicBPE, WordLevel
 from ..tokenizer import Tokenizer
 from .bpe import train_bpe
+from .wordpiece import train_wordpiece
 
-__all__ = ["train_bpe", "Trainer", "TRAINERS"]
+__all__ = ["train_bpe", "train_wordpiece", "Trainer", "TRAINERS"]
 
 
 def _no_merges(tok: Any, n: int) -> list[tuple[int, str, str, str]]:
@@ -101,6 +104,8 @@ TRAINERS: dict[str, Trainer] = {
         Trainer("bpe", "byte-level BPE as in GPT-2/GPT-4 (default)", train_bpe,
                 frozenset({"pattern", "num_threads", "progress", "base", "verbose", "name", "text_field", "errors"}),
                 ("tiktoken", "hf", "gpt2"), True, _byte_bpe_merges),
+        Trainer("wordpiece", "BERT-style WordPiece (Hugging Face's trainer rule)", train_wordpiece,
+                frozenset({"num_threads", "progress", "text_field", "errors"}), ("vocab.txt", "hf"), True),
         Trainer("classic-bpe", "BPE with an end-of-word marker", _text_family(ClassicBPE),
                 _TEXT_OPTIONS | {"pattern"}, (), True, _classic_merges),
         Trainer("word", "word-level", _text_family(WordLevel), _TEXT_OPTIONS | {"pattern"}, (), False),

@@ -22,8 +22,10 @@ use crate::special::{for_each_segment, Segment, SpecialMatcher};
 use crate::train::merge::Control;
 
 const SHARDS: usize = 64;
-/// One shard of the total and the per-thread maps to add into it.
-type ShardMerge<'a, 't> = (&'a mut FxHashMap<Box<[u8]>, u64>, Vec<FxHashMap<&'t [u8], u64>>);
+/// One shard of the total and the per-thread maps (keys borrowed or owned) to add into it.
+type ShardMerge<'a, K> = (&'a mut FxHashMap<Box<[u8]>, u64>, Vec<FxHashMap<K, u64>>);
+/// A thread's counts, one map per shard.
+type Local<K> = Vec<FxHashMap<K, u64>>;
 /// Texts above this size are cut into parts so that one large text still uses every thread.
 const PART: usize = 1 << 20;
 
@@ -109,27 +111,64 @@ impl WordCounts {
         let locals = parallel_fold(
             &items,
             threads,
-            || -> Vec<FxHashMap<&[u8], u64>> { (0..SHARDS).map(|_| FxHashMap::default()).collect() },
+            || -> Local<&[u8]> { (0..SHARDS).map(|_| FxHashMap::default()).collect() },
             |map, seg| {
                 control.check()?;
                 count_into(pre, map, seg)
             },
         )?;
-        // Merge shard by shard; shards are disjoint, so threads never share a map.
-        let mut per_shard: Vec<Vec<FxHashMap<&[u8], u64>>> = (0..SHARDS).map(|_| Vec::new()).collect();
+        self.absorb(locals, threads)
+    }
+
+    /// Counts the words `words_of(item, scratch, emit)` emits for each of `items`, on up to
+    /// `threads` threads, each with its own `scratch` (`S::default()`). For pre-tokenizers
+    /// whose words are not slices of the input (BERT's normalizes first), so the per-thread
+    /// maps own their keys. Checks `control.cancel` between items.
+    pub fn add_owned<T: Sync, S: Default + Send>(
+        &mut self,
+        items: &[T],
+        threads: usize,
+        control: &Control,
+        words_of: impl Fn(&T, &mut S, &mut dyn FnMut(&[u8])) + Sync,
+    ) -> Result<(), CoreError> {
+        let locals = parallel_fold(
+            items,
+            threads,
+            || -> (Local<Box<[u8]>>, S) { ((0..SHARDS).map(|_| FxHashMap::default()).collect(), S::default()) },
+            |(map, scratch), item| {
+                control.check()?;
+                words_of(item, scratch, &mut |w: &[u8]| {
+                    let shard = &mut map[shard_of(w)];
+                    match shard.get_mut(w) {
+                        Some(c) => *c += 1,
+                        None => {
+                            shard.insert(w.into(), 1);
+                        }
+                    }
+                });
+                Ok(())
+            },
+        )?;
+        self.absorb(locals.into_iter().map(|(m, _)| m).collect(), threads)
+    }
+
+    /// Adds per-thread counts into the total, shard by shard in parallel (shards are
+    /// disjoint, so threads never share a map).
+    fn absorb<K: AsRef<[u8]> + Send>(&mut self, locals: Vec<Local<K>>, threads: usize) -> Result<(), CoreError> {
+        let mut per_shard: Vec<Vec<FxHashMap<K, u64>>> = (0..SHARDS).map(|_| Vec::new()).collect();
         for local in locals {
             for (k, m) in local.into_iter().enumerate() {
                 per_shard[k].push(m);
             }
         }
-        let work: Vec<Mutex<ShardMerge>> = self.shards.iter_mut().zip(per_shard).map(Mutex::new).collect();
+        let work: Vec<Mutex<ShardMerge<K>>> = self.shards.iter_mut().zip(per_shard).map(Mutex::new).collect();
         parallel_map(&work, threads, |cell| {
             let mut guard =
                 cell.lock().map_err(|_| CoreError::Internal("a count shard lock was poisoned by a panic".into()))?;
             let (dst, srcs) = &mut *guard;
             for src in srcs.drain(..) {
                 for (w, c) in src {
-                    add_count(dst, w, c)?;
+                    add_count(dst, w.as_ref(), c)?;
                 }
             }
             Ok(())

@@ -1,4 +1,5 @@
-//! Training byte-level BPE: counting pre-tokens (`count`) and learning merges (`merge`).
+//! Training byte-level BPE: counting pre-tokens (`count`) and learning merges (`merge`);
+//! WordPiece training as Hugging Face does it (`wordpiece`).
 //!
 //! The Python layer reads the corpus in chunks, feeds them to `count::WordCounts`, then calls
 //! `merge::train` on the distinct pre-tokens; policy (vocabulary size, special-token ids,
@@ -7,3 +8,4 @@
 pub mod count;
 pub mod long_word;
 pub mod merge;
+pub mod wordpiece;
