@@ -16,6 +16,8 @@
 
 pub mod bpe;
 
+pub use bpe::BpeCache;
+
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
@@ -222,6 +224,14 @@ impl Model {
                 Ok(())
             }
             Model::WordLevel(m) => m.tokenize(word, out),
+        }
+    }
+
+    /// `tokenize` with per-call memory of merged parts (BPE; the other models need none).
+    pub fn tokenize_cached(&self, word: &str, out: &mut Vec<Token>, cache: &mut BpeCache) -> Result<(), CoreError> {
+        match self {
+            Model::Bpe(m) if u32::try_from(word.len()).is_ok() => m.tokenize_cached(word, out, cache),
+            _ => self.tokenize(word, out),
         }
     }
 

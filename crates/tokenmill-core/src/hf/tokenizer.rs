@@ -21,7 +21,7 @@ use super::decoders::{lossy_text, push_byte_level_token, Decoder};
 use super::encoding::{pad_encodings, Encoding, PaddingParams, TruncationParams};
 use super::fast::{Fast, FastScratch};
 use super::json::{bad, Obj};
-use super::models::{Model, Token};
+use super::models::{BpeCache, Model, Token};
 use super::normalized::NormalizedString;
 use super::normalizers::Normalizer;
 use super::pretokenizers::PreTokenizer;
@@ -58,6 +58,7 @@ pub struct HfTokenizer {
 #[derive(Debug, Default)]
 pub struct Scratch {
     fast: FastScratch,
+    cache: BpeCache,
     pieces: Vec<Piece>,
     words: Vec<NormalizedString>,
     tokens: Vec<Token>,
@@ -185,7 +186,7 @@ impl HfTokenizer {
                 Some(id) => ids.push(id),
                 None => {
                     s.tokens.clear();
-                    self.pipeline.model.tokenize(w.text.as_str(), &mut s.tokens)?;
+                    self.pipeline.model.tokenize_cached(w.text.as_str(), &mut s.tokens, &mut s.cache)?;
                     ids.extend(s.tokens.iter().map(|t| t.id));
                 }
             }
@@ -216,7 +217,7 @@ impl HfTokenizer {
                 }
                 None => {
                     s.tokens.clear();
-                    p.model.tokenize(w.text.as_str(), &mut s.tokens)?;
+                    p.model.tokenize_cached(w.text.as_str(), &mut s.tokens, &mut s.cache)?;
                     for t in &s.tokens {
                         e.ids.push(t.id);
                         e.tokens.push(p.model.id_to_token(t.id).unwrap_or_default().to_string());

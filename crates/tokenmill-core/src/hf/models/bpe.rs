@@ -57,7 +57,26 @@ pub struct Bpe {
     ignore_merges: bool,
     /// dropout = 1: HF skips every merge (and `ignore_merges`, which its dropout path lacks).
     no_merges: bool,
+    /// A character no merge joins to a different character before it (every merge whose right
+    /// token starts with it has a left token ending with it; it is a token itself; no prefix,
+    /// suffix or whole-word lookup): a word can then be cut before each occurrence that follows
+    /// another character, and the parts merged alone give the same tokens (a symbol left of
+    /// the cut ends with that other character, so no merge joins the two sides).
+    /// SentencePiece-style files (Llama 2, Mistral) have `▁` here.
+    boundary: Option<char>,
 }
+
+/// Per-call memory of `Bpe::tokenize_cached`: the tokens of the parts already merged (offsets
+/// relative to the part). Bounded; it lives as long as the caller's working memory.
+#[derive(Debug, Default)]
+pub struct BpeCache {
+    parts: FxHashMap<Box<str>, Vec<Token>>,
+}
+
+/// Parts longer than this are not remembered (rarely repeated, and costly to hash).
+const CACHE_PART_BYTES: usize = 64;
+/// Entries a cache holds at most; a full cache starts again empty.
+const CACHE_ENTRIES: usize = 1 << 16;
 
 impl std::fmt::Debug for Bpe {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -194,7 +213,78 @@ impl Bpe {
             table
         });
         let unk = unk_token.map(|u| (u.to_string(), vocab.get(u)));
-        Ok(Bpe { vocab, merges, ascii, chars, bytes, unk, prefix, suffix, fuse_unk, ignore_merges, no_merges })
+        let mut bpe = Bpe {
+            vocab,
+            merges,
+            ascii,
+            chars,
+            bytes,
+            unk,
+            prefix,
+            suffix,
+            fuse_unk,
+            ignore_merges,
+            no_merges,
+            boundary: None,
+        };
+        bpe.boundary = bpe.find_boundary('\u{2581}');
+        Ok(bpe)
+    }
+
+    /// `c` if cutting words before it cannot change their tokens (see `boundary`).
+    fn find_boundary(&self, c: char) -> Option<char> {
+        let plain = self.prefix.is_empty() && self.suffix.is_empty() && !self.ignore_merges;
+        let known = self.char_id(c, 0) != NONE;
+        let joined = self.merges.keys().any(|&(a, b)| {
+            self.vocab.token(b).is_some_and(|t| t.starts_with(c))
+                && !self.vocab.token(a).is_some_and(|t| t.ends_with(c))
+        });
+        (plain && known && !joined).then_some(c)
+    }
+
+    /// `tokenize`, cutting the word at `boundary` and remembering the parts' tokens in `cache`
+    /// (words of SentencePiece-style files are whole lines: their parts repeat).
+    pub(super) fn tokenize_cached(
+        &self,
+        word: &str,
+        out: &mut Vec<Token>,
+        cache: &mut BpeCache,
+    ) -> Result<(), CoreError> {
+        let Some(b) = self.boundary else {
+            return self.part(word, 0, out, cache);
+        };
+        let mut start = 0;
+        let mut prev: Option<char> = None;
+        for (i, c) in word.char_indices() {
+            if c == b && prev.is_some_and(|p| p != b) {
+                self.part(&word[start..i], start, out, cache)?;
+                start = i;
+            }
+            prev = Some(c);
+        }
+        self.part(&word[start..], start, out, cache)
+    }
+
+    fn part(&self, part: &str, base: usize, out: &mut Vec<Token>, cache: &mut BpeCache) -> Result<(), CoreError> {
+        let shift = |t: &Token| Token { id: t.id, start: t.start + base as u32, end: t.end + base as u32 };
+        if let Some(toks) = cache.parts.get(part) {
+            out.extend(toks.iter().map(shift));
+            return Ok(());
+        }
+        let n = out.len();
+        self.tokenize(part, out)?;
+        if part.len() <= CACHE_PART_BYTES {
+            if cache.parts.len() >= CACHE_ENTRIES {
+                cache.parts.clear();
+            }
+            cache.parts.insert(part.into(), out[n..].to_vec());
+        }
+        if base > 0 {
+            for t in &mut out[n..] {
+                *t = shift(t);
+            }
+        }
+        Ok(())
     }
 
     pub(super) fn vocab(&self) -> &Vocab {
@@ -449,6 +539,26 @@ mod tests {
     use super::super::Model;
     use super::*;
     use serde_json::json;
+
+    /// Cutting at `▁` (the cached path) gives the uncached tokens, and is refused where a merge
+    /// joins `▁` to another character before it.
+    #[test]
+    fn boundary_cuts_give_the_same_tokens() {
+        let ok = json!({"type": "BPE", "vocab": {"▁": 0, "a": 1, "b": 2, "▁a": 3, "▁▁": 4, "ab": 5, "▁ab": 6},
+            "merges": ["▁ a", "▁ ▁", "a b", "▁a b"]});
+        let Ok(Model::Bpe(m)) = load(ok) else { panic!("not BPE") };
+        assert_eq!(m.boundary, Some('\u{2581}'));
+        let mut cache = BpeCache::default();
+        for word in ["▁ab▁a", "a▁▁ab", "▁▁▁a▁b", "ab", "▁", "b▁ab▁ab▁ab"] {
+            let (mut plain, mut cached) = (Vec::new(), Vec::new());
+            m.tokenize(word, &mut plain).unwrap();
+            m.tokenize_cached(word, &mut cached, &mut cache).unwrap();
+            assert_eq!(plain, cached, "{word}");
+        }
+        let joined = json!({"type": "BPE", "vocab": {"▁": 0, "a": 1, "a▁": 2}, "merges": ["a ▁"]});
+        let Ok(Model::Bpe(m)) = load(joined) else { panic!("not BPE") };
+        assert_eq!(m.boundary, None);
+    }
 
     type Case<'a> = (&'a str, Option<&'a [(u32, u32, u32)]>);
 
