@@ -258,3 +258,51 @@ def test_llama3_and_qwen2_style_files_run_on_hand_written_matchers(split_style, 
 def test_llama3_style_hypothesis_text(split_style, text):
     _, tm, hf = split_style
     assert tm.encode(text) == hf.encode(text).ids
+
+
+# ---------------------------------------------------------------------------- bad input at the new entry points
+def test_hf_tokenizer_entry_points_reject_bad_input(shared_data):
+    from tokenmill.errors import TokenmillError, VocabFormatError
+
+    for data in (b"", b"{", b"\xff\xfe garbage", b"[1, 2]", b'{"model": 5}'):
+        with pytest.raises(VocabFormatError):
+            tokenmill.HFTokenizer.from_bytes(data)
+    with pytest.raises(VocabFormatError, match="line 1, column"):
+        tokenmill.HFTokenizer.from_str('{"model": ')
+    with pytest.raises(TypeError):
+        tokenmill.HFTokenizer("not bytes")  # type: ignore[arg-type]
+    tok = tokenmill.load(shared_data / "hf/mistral-7b-v0.1.tokenizer.json")
+    with pytest.raises(TypeError):
+        tok.encode(b"bytes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        tok.encode_batch(["ok", 3])  # type: ignore[list-item]
+    with pytest.raises(TypeError):
+        tok.encode_batch("a single str")  # type: ignore[arg-type]
+    with pytest.raises(TokenmillError):
+        tok.with_padding(2**30)  # capped: no allocation of billions of pad tokens
+    with pytest.raises(TokenmillError):
+        tok.with_truncation(-1)
+    with pytest.raises(TokenmillError):
+        tok.decode([-1])
+    # Huge, NUL, lone surrogates and invalid-UTF-8-born text: answers, never a crash.
+    hf = load_hf(shared_data / "hf/mistral-7b-v0.1.tokenizer.json")
+    for text in ("a" * 1_000_000, "\x00" * 1000, " " * 100_000 + "x", "9" * 100_000, b"\xff\xfeab".decode("utf-8", "replace")):
+        assert tok.encode(text) == hf.encode(text).ids
+    assert tok.encode("a\ud800b") == hf.encode("a\ufffdb").ids
+
+
+def test_verify_rejects_bad_corpus_files(tmp_path, capsys):
+    from tokenmill.cli import main
+
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"ok\n\xff\xfe not utf-8\n")
+    assert main(["verify", "gpt2", "--corpus", str(bad)]) == 2
+    assert "not UTF-8" in capsys.readouterr().err
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    assert main(["verify", "gpt2", "--corpus", str(empty)]) == 0
+    assert "0 texts" in capsys.readouterr().out
+    broken = tmp_path / "broken.json.gz"
+    broken.write_bytes(gzip.compress(b'{"model": {}}')[:10])
+    assert main(["verify", str(broken), "--corpus", str(empty)]) == 2
+    assert "gzip" in capsys.readouterr().err
