@@ -138,3 +138,39 @@ def test_surrogates_nuls_and_huge_inputs(pair):
     for text in ("x" * 1_000_000, " " * 1_000_000, "a." * 500_000, "\0" * 100_000, "9" * 1_000_000):
         ids = tok.encode(text, add_special_tokens=False)
         assert ids == hf.encode(text, add_special_tokens=False).ids
+
+
+# Characters from each class the one-pass BERT path tells apart (crates/tokenmill-core/src/pipeline/
+# bert_fused.rs): controls and Unicode spaces, precomposed and decomposed accents, marks (U+1D165 is
+# a kept combining mark: the staged path), CJK common/compatibility/supplementary, kana with voicing
+# marks, Hangul, İ, Σ, ligatures, emoji, private use, zero-width.
+_CLASSES = ("aZ1 \t\n\r\x0b\x01\x7f!#?.'é\u0301\u0323ÄñΣİß\ufb01Ⅻ٣\x85\u00a0\u3000\u200b\ue000\ufffd\x00"
+            "\U0001d165中\uf900\U00020001がか\u3099ア한😀«—")
+
+
+@pytest.fixture(scope="module")
+def option_pairs(bert_dir):
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+    vocab = str(bert_dir / "vocab.txt")
+    out = []
+    for clean, chinese, strip, lower in [(True, True, None, True), (True, True, None, False), (False, False, True, False),
+                                         (True, False, False, True), (False, True, True, True)]:
+        hf = Tokenizer(models.WordPiece.from_file(vocab, unk_token="[UNK]", max_input_chars_per_word=12))
+        hf.normalizer = normalizers.BertNormalizer(clean_text=clean, handle_chinese_chars=chinese, strip_accents=strip,
+                                                   lowercase=lower)
+        hf.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        tok = tokenmill.models.HFTokenizer.from_str(hf.to_str())
+        assert tok.pretokenizer == "bert"  # the one-pass path
+        out.append((tok, hf))
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=_CLASSES, max_size=40) | st.text(max_size=40))
+def test_one_pass_path_matches_hf_for_every_normalizer_option(option_pairs, text):
+    for tok, hf in option_pairs:
+        want = hf.encode(text, add_special_tokens=False)
+        assert tok.encode(text, add_special_tokens=False) == want.ids, hf.normalizer.__getstate__()
+        assert tok.encode_batch([text, text], add_special_tokens=False, num_threads=1) == [want.ids] * 2
+        assert tok.encode_full(text, add_special_tokens=False).offsets == want.offsets

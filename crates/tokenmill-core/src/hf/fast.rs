@@ -196,7 +196,7 @@ impl Fast {
         match self {
             Fast::Bpe { bpe, .. } => bpe.encode_segment(text, ids, &mut scratch.bpe),
             Fast::Bert(bert) => {
-                bert.encode_into(text, ids, None, &mut scratch.bert);
+                bert.encode_ids_into(text, ids, &mut scratch.bert);
                 Ok(())
             }
         }

@@ -3,8 +3,14 @@
 //! gives exactly the ids and offsets of Hugging Face `tokenizers` for BERT tokenizers when no
 //! special token is added (`add_special_tokens=False`) and the text holds no added token.
 //!
+//! Ids without offsets take the one-pass path (`bert_fused`); offsets take the three stages.
+//!
 //! What it does not do (yet): added/special tokens (split off by the caller) and
 //! post-processing (`[CLS]`/`[SEP]`, done in Python), truncation and padding.
+
+mod bert_fused;
+
+use std::sync::Arc;
 
 use crate::error::CoreError;
 use crate::normalize::{BertNormalizer, Normalized};
@@ -27,11 +33,31 @@ pub struct BertScratch {
 pub struct BertWordPiece {
     pub normalizer: BertNormalizer,
     pub model: WordPiece,
+    /// The one-pass path's character classes (shared by clones and threads).
+    table: Arc<bert_fused::CharTable>,
 }
 
 impl BertWordPiece {
     pub fn new(normalizer: BertNormalizer, model: WordPiece) -> Self {
-        BertWordPiece { normalizer, model }
+        BertWordPiece { normalizer, model, table: Arc::new(bert_fused::CharTable::new(normalizer)) }
+    }
+
+    /// Appends the ids of `text` to `ids`: `encode_into` without offsets, in one pass when the
+    /// model has its LinMaxMatch trie and the text no `Complex` character.
+    pub fn encode_ids_into(&self, text: &str, ids: &mut Vec<u32>, scratch: &mut BertScratch) {
+        if let Some(lm) = self.model.linmax() {
+            if bert_fused::encode(&self.table, lm, &self.model, text, ids) {
+                return;
+            }
+        }
+        self.encode_into(text, ids, None, scratch);
+    }
+
+    /// The ids of `text` by the three stages (the one-pass path's specification; for tests).
+    pub fn encode_staged(&self, text: &str) -> Vec<u32> {
+        let mut ids = Vec::new();
+        self.encode_into(text, &mut ids, None, &mut BertScratch::default());
+        ids
     }
 
     /// Appends the ids of `text` to `ids` and, when `offsets` is given, each token's
@@ -64,7 +90,7 @@ impl BertWordPiece {
     /// The ids of `text`.
     pub fn encode(&self, text: &str, scratch: &mut BertScratch) -> Result<Vec<u32>, CoreError> {
         let mut ids = Vec::new();
-        self.encode_into(text, &mut ids, None, scratch);
+        self.encode_ids_into(text, &mut ids, scratch);
         Ok(ids)
     }
 

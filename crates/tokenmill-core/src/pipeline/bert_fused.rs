@@ -1,0 +1,306 @@
+//! BERT's normalizer, pre-tokenizer and WordPiece in one pass over the text, for ids only
+//! (the "end-to-end" form of LinMaxMatch in Song et al., 2021): each input character is
+//! classified once, its normalized bytes walk the WordPiece trie directly, and no normalized
+//! string, alignment or word list is built.
+//!
+//! Why this is exactly the three-stage result: BERT's normalizer works character by character
+//! (drop controls, map whitespace, space out CJK ideographs, NFD and drop nonspacing marks,
+//! lowercase) except for one cross-character step, NFD's canonical reordering of adjacent
+//! combining marks. Reordering among marks that are then dropped (Mn) changes nothing, so the
+//! only character that could differ is a combining mark that is kept (a non-starter that is not
+//! Mn, such as U+1D165): such a text is handed back to the exact path (`Class::Complex`).
+//! Every other character's normalized text is computed by the exact normalizer itself
+//! (`BertNormalizer::normalize` on that one character), so the two cannot drift apart.
+//!
+//! The classes: `Skip` (nothing: a dropped control or a stripped mark; the word goes on),
+//! `Boundary` (whitespace: ends the word), `Word` (word characters: the word goes on with them),
+//! `Isolated` (a word of its own: punctuation, or a CJK ideograph with spaces around it), and
+//! `Complex` (anything else: the exact path). ASCII has a 128-entry table; other characters are
+//! classified on first sight, 256 at a time, into blocks shared by all threads; the common CJK
+//! ideographs need no table.
+//!
+//! What it does not do: offsets (`BertWordPiece::encode_into` gives them), added tokens.
+
+use std::sync::OnceLock;
+
+use unicode_categories::UnicodeCategories;
+use unicode_normalization_alignments::char::{canonical_combining_class, decompose_canonical};
+
+use crate::normalize::BertNormalizer;
+use crate::pretokenize::bert::is_bert_punctuation;
+use crate::wordpiece::{LinMax, WordPiece, NONE};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Kind {
+    #[default]
+    Complex,
+    Skip,
+    Boundary,
+    Word,
+    Isolated,
+}
+
+/// What BERT's normalizer and pre-tokenizer make of one character: its kind and, for `Word`
+/// and `Isolated`, the normalized bytes (at most 12) and their character count.
+#[derive(Clone, Copy, Debug, Default)]
+struct Class {
+    kind: Kind,
+    len: u8,
+    chars: u8,
+    bytes: [u8; 12],
+}
+
+impl Class {
+    fn of(normalizer: &BertNormalizer, c: char) -> Class {
+        let mut buf = [0u8; 4];
+        let s = normalizer.normalize(c.encode_utf8(&mut buf)).text;
+        if s.is_empty() {
+            return Class { kind: Kind::Skip, ..Class::default() };
+        }
+        if normalizer.strips_accents() {
+            let mut kept_mark = false;
+            decompose_canonical(c, |d| kept_mark |= canonical_combining_class(d) != 0 && !d.is_mark_nonspacing());
+            if kept_mark {
+                return Class::default();
+            }
+        }
+        let space = |c: char| c.is_whitespace();
+        if s.chars().all(space) {
+            return Class { kind: Kind::Boundary, ..Class::default() };
+        }
+        let word_char = |c: char| !c.is_whitespace() && !is_bert_punctuation(c);
+        let core = s.trim_matches(space);
+        let (lead, trail) = (s.starts_with(space), s.ends_with(space));
+        let mut it = core.chars();
+        let single_punct = matches!((it.next(), it.next()), (Some(p), None) if is_bert_punctuation(p));
+        let kind = if !lead && !trail && core.chars().all(word_char) {
+            Kind::Word
+        } else if single_punct || (lead && trail && core.chars().all(word_char)) {
+            Kind::Isolated
+        } else {
+            return Class::default();
+        };
+        if core.len() > 12 {
+            return Class::default();
+        }
+        let mut bytes = [0u8; 12];
+        bytes[..core.len()].copy_from_slice(core.as_bytes());
+        Class { kind, len: core.len() as u8, chars: core.chars().count() as u8, bytes }
+    }
+}
+
+/// The per-character classes of one normalizer (ASCII eagerly, the rest on first sight).
+#[derive(Debug)]
+pub(crate) struct CharTable {
+    normalizer: BertNormalizer,
+    ascii: [Class; 128],
+    blocks: Box<[OnceLock<Box<[Class; 256]>>]>,
+}
+
+impl CharTable {
+    pub(crate) fn new(normalizer: BertNormalizer) -> Self {
+        let ascii = std::array::from_fn(|b| Class::of(&normalizer, b as u8 as char));
+        let blocks = (0..=(char::MAX as usize >> 8)).map(|_| OnceLock::new()).collect();
+        CharTable { normalizer, ascii, blocks }
+    }
+
+    #[inline]
+    fn class(&self, c: char) -> Class {
+        let u = c as u32;
+        if u < 128 {
+            return self.ascii[u as usize];
+        }
+        // The common CJK ideographs: no decomposition, not a control, space, mark or case; with
+        // handle_chinese_chars each is a word of its own.
+        if self.normalizer.handle_chinese_chars && matches!(u, 0x4E00..=0x9FFF | 0x3400..=0x4DBF) {
+            let mut bytes = [0u8; 12];
+            c.encode_utf8(&mut bytes);
+            return Class { kind: Kind::Isolated, len: 3, chars: 1, bytes };
+        }
+        let Some(block) = self.blocks.get(u as usize >> 8) else { return Class::default() };
+        let block = block.get_or_init(|| {
+            let first = u & !0xFF;
+            Box::new(std::array::from_fn(|i| {
+                char::from_u32(first + i as u32).map_or(Class::default(), |c| Class::of(&self.normalizer, c))
+            }))
+        });
+        block[u as usize & 0xFF]
+    }
+}
+
+/// The word being walked through the trie.
+struct Walk<'a> {
+    lm: &'a LinMax,
+    unk: u32,
+    max_chars: usize,
+    active: bool,
+    failed: bool,
+    p: u32,
+    mark: usize,
+    chars: usize,
+}
+
+impl Walk<'_> {
+    #[inline(always)]
+    fn byte(&mut self, b: u8, ids: &mut Vec<u32>) {
+        if !self.active {
+            self.active = true;
+            self.failed = false;
+            self.p = self.lm.root;
+            self.mark = ids.len();
+            self.chars = 0;
+        }
+        if self.failed {
+            return;
+        }
+        loop {
+            let t = self.lm.step(self.p, b);
+            if t != NONE {
+                self.p = t;
+                return;
+            }
+            self.p = self.lm.pop_ids(self.p, ids);
+            if self.p == NONE {
+                self.failed = true;
+                return;
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn end(&mut self, ids: &mut Vec<u32>) {
+        if !self.active {
+            return;
+        }
+        self.active = false;
+        if !self.failed && self.chars <= self.max_chars {
+            let mut p = self.p;
+            while p != self.lm.cont {
+                p = self.lm.pop_ids(p, ids);
+                if p == NONE {
+                    break;
+                }
+            }
+            if p != NONE {
+                return;
+            }
+        }
+        ids.truncate(self.mark);
+        ids.push(self.unk);
+    }
+}
+
+/// Appends the ids of `text` and returns true; or returns false with `ids` unchanged when the
+/// text needs the exact path (a `Complex` character).
+pub(crate) fn encode(table: &CharTable, lm: &LinMax, model: &WordPiece, text: &str, ids: &mut Vec<u32>) -> bool {
+    let start = ids.len();
+    let mut w = Walk {
+        lm,
+        unk: model.unk_id(),
+        max_chars: model.max_input_chars_per_word(),
+        active: false,
+        failed: false,
+        p: NONE,
+        mark: 0,
+        chars: 0,
+    };
+    for c in text.chars() {
+        let cl = table.class(c);
+        match cl.kind {
+            Kind::Word => {
+                for &b in &cl.bytes[..cl.len as usize] {
+                    w.byte(b, ids);
+                }
+                w.chars += cl.chars as usize;
+            }
+            Kind::Skip => {}
+            Kind::Boundary => w.end(ids),
+            Kind::Isolated => {
+                w.end(ids);
+                for &b in &cl.bytes[..cl.len as usize] {
+                    w.byte(b, ids);
+                }
+                w.chars += cl.chars as usize;
+                w.end(ids);
+            }
+            Kind::Complex => {
+                ids.truncate(start);
+                return false;
+            }
+        }
+    }
+    w.end(ids);
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::BertWordPiece;
+    use crate::normalize::BertNormalizer;
+    use crate::wordpiece::WordPiece;
+
+    /// Characters from every class the one-pass path distinguishes: ASCII letters, digits,
+    /// punctuation, controls and whitespace; accented letters precomposed and decomposed;
+    /// marks (Mn, and U+1D165, a kept combining mark: the exact path); CJK ideographs common,
+    /// compatibility (F900: decomposes) and supplementary; kana with voicing marks; Hangul;
+    /// İ (lowercases to two characters); emoji; NUL, U+FFFD, Cf, Co, Unicode spaces; Σ.
+    const ALPHABET: &[&str] = &[
+        "a", "b", "Z", "1", " ", "  ", "\t", "\n", "\r", "\u{b}", "\u{1}", "\u{7f}", "!", "#", "?", ".", "'", "é",
+        "e\u{301}", "\u{301}", "\u{323}", "Ä", "ñ", "\u{1d165}", "中", "\u{f900}", "\u{20001}", "が", "か\u{3099}",
+        "ア", "한", "İ", "😀", "\u{0}", "\u{fffd}", "\u{200b}", "\u{e000}", "\u{3000}", "\u{a0}", "Σ", "«", "—",
+        "ß", "ﬁ", "Ⅻ", "٣", "\u{85}",
+    ];
+
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    fn pipeline(n: BertNormalizer, rng: &mut Rng) -> BertWordPiece {
+        // Tokens: normalized pieces of alphabet words, whole and as continuations.
+        let mut vocab: Vec<String> = vec!["[UNK]".into()];
+        for _ in 0..300 {
+            let w: String = (0..1 + rng.below(3)).map(|_| ALPHABET[rng.below(ALPHABET.len())]).collect();
+            let t = n.normalize(&w).text.split_whitespace().next().unwrap_or("x").to_string();
+            for t in [t.clone(), format!("##{t}")] {
+                if !t.is_empty() && !vocab.contains(&t) {
+                    vocab.push(t);
+                }
+            }
+        }
+        let v = vocab.into_iter().enumerate().map(|(i, t)| (t, i as u32)).collect();
+        BertWordPiece::new(n, WordPiece::new(v, "[UNK]", "##", 6).unwrap())
+    }
+
+    #[test]
+    fn one_pass_equals_three_stages() {
+        let mut rng = Rng(0x2545f4914f6cdd1d);
+        for opts in 0..16u32 {
+            let n = BertNormalizer {
+                clean_text: opts & 1 != 0,
+                handle_chinese_chars: opts & 2 != 0,
+                strip_accents: [None, Some(true)][(opts >> 2 & 1) as usize],
+                lowercase: opts & 8 != 0,
+            };
+            let p = pipeline(n, &mut rng);
+            let mut scratch = Default::default();
+            for _ in 0..400 {
+                let text: String = (0..rng.below(25)).map(|_| ALPHABET[rng.below(ALPHABET.len())]).collect();
+                let mut ids = vec![7];
+                p.encode_ids_into(&text, &mut ids, &mut scratch);
+                // The one-pass path takes every text but those with a kept combining mark.
+                let lm = p.model.linmax().unwrap();
+                let fused = super::encode(&p.table, lm, &p.model, &text, &mut Vec::new());
+                assert_eq!(fused, !(n.strips_accents() && text.contains('\u{1d165}')), "{text:?}");
+                let mut want = vec![7];
+                want.extend(p.encode_staged(&text));
+                assert_eq!(ids, want, "{n:?} {text:?}");
+            }
+        }
+    }
+}

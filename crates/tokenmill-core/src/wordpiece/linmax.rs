@@ -1,0 +1,472 @@
+//! LinMaxMatch (Song et al., "Fast WordPiece Tokenization", EMNLP 2021): WordPiece's greedy
+//! longest-match-first in time linear in the word, with no backtracking on a miss.
+//!
+//! The vocabulary is a byte trie with two roots: `root` holds every token (a word's first
+//! piece is looked up in the whole vocabulary, as Hugging Face does), `cont` holds the tokens
+//! that start with the continuing prefix, without it (the pieces after the first). Each node
+//! `v` has a failure link `fail(v)` and failure pops `pops(v)`: when the walk cannot go on
+//! from `v`, the greedy answer for the text consumed so far is to emit `pops(v)` (the longest
+//! tokens, in order) and continue from `fail(v)`, which stands for the rest of that text under
+//! `cont`. `fail(v)` is NONE when no token starts there: the word is unknown. Computed once,
+//! breadth first (both roots at depth 0), with the paper's recurrence:
+//! - if `v` spells a token t: `pops(v) = [t]`, `fail(v) = cont`;
+//! - else, for `v` = child of `u` by byte c: start from `z = fail(u)` with `pops(v) = pops(u)`;
+//!   while `z` has no child by c, append `pops(z)` and go to `fail(z)`; `fail(v)` is that child
+//!   (NONE if `z` ran out).
+//!
+//! Bytes, not characters: a token is valid UTF-8, so no node inside a character spells a
+//! token, and every pop ends on a character boundary; each pop carries its length in characters
+//! for offsets. The trie is a double array (`base`/`check`): one step is two array reads.
+//!
+//! Why a budget: `pops` lists can add up to (nodes x depth) in contrived vocabularies (a long
+//! token whose every prefix is not one, over single-character tokens); past `POP_BUDGET` the
+//! model keeps its hash-map search instead (`WordPiece` decides). What this module does not do:
+//! unknown-word handling, `max_input_chars_per_word` (the caller's), normalization.
+
+
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Failure pops allowed per trie node on average, plus a floor; beyond, no LinMax trie.
+const POP_BUDGET_PER_NODE: usize = 8;
+const POP_BUDGET_FLOOR: usize = 1 << 20;
+
+/// The trie with failure links and pops, in double-array form. Immutable.
+#[derive(Debug, Clone)]
+pub(crate) struct LinMax {
+    /// Child of position p by byte b: `base[p] + b`, if `check` there is p.
+    base: Vec<u32>,
+    check: Vec<u32>,
+    fail: Vec<u32>,
+    /// Per position, the range of its failure pops in `items`.
+    pop_start: Vec<u32>,
+    pop_len: Vec<u32>,
+    /// (token id, length in characters of the piece it covers).
+    items: Vec<(u32, u32)>,
+    pub(crate) root: u32,
+    pub(crate) cont: u32,
+}
+
+/// The pointer trie the double array is built from: first-child / next-sibling lists, built
+/// from sorted keys so that children come in byte order without sorting or hashing.
+struct Build {
+    first_child: Vec<u32>,
+    last_child: Vec<u32>,
+    next_sibling: Vec<u32>,
+    label: Vec<u8>,
+    token: Vec<(u32, u32)>,
+}
+
+impl Build {
+    fn new(cap: usize) -> Self {
+        let mut t = Build {
+            first_child: Vec::with_capacity(cap),
+            last_child: Vec::with_capacity(cap),
+            next_sibling: Vec::with_capacity(cap),
+            label: Vec::with_capacity(cap),
+            token: Vec::with_capacity(cap),
+        };
+        t.node(0);
+        t.node(0);
+        t
+    }
+
+    fn node(&mut self, label: u8) -> u32 {
+        let n = self.label.len() as u32;
+        self.first_child.push(NONE);
+        self.last_child.push(NONE);
+        self.next_sibling.push(NONE);
+        self.label.push(label);
+        self.token.push((NONE, 0));
+        n
+    }
+
+    /// Inserts keys sorted by bytes (each with its id and length in characters) under `root`.
+    fn insert_sorted(&mut self, root: u32, keys: &[(&[u8], u32, u32)]) {
+        let mut path: Vec<u32> = vec![root];
+        let mut prev: &[u8] = &[];
+        for &(key, id, chars) in keys {
+            let lcp = prev.iter().zip(key).take_while(|(a, b)| a == b).count();
+            path.truncate(lcp + 1);
+            for &b in &key[lcp..] {
+                let parent = *path.last().unwrap_or(&root);
+                let c = self.node(b);
+                match self.last_child[parent as usize] {
+                    NONE => self.first_child[parent as usize] = c,
+                    l => self.next_sibling[l as usize] = c,
+                }
+                self.last_child[parent as usize] = c;
+                path.push(c);
+            }
+            let end = *path.last().unwrap_or(&root);
+            self.token[end as usize] = (id, chars);
+            prev = key;
+        }
+    }
+
+    fn children(&self, n: u32) -> impl Iterator<Item = (u8, u32)> + '_ {
+        let mut c = self.first_child[n as usize];
+        std::iter::from_fn(move || {
+            if c == NONE {
+                return None;
+            }
+            let r = (self.label[c as usize], c);
+            c = self.next_sibling[c as usize];
+            Some(r)
+        })
+    }
+}
+
+/// The free positions of the double array: "the first free position at or after i" in
+/// near-constant time (a union-find over taken runs), so placing 100k nodes takes milliseconds.
+struct FreeSlots {
+    /// `next[i]`: i when free, else a position at or before the next free one.
+    next: Vec<u32>,
+    high: usize,
+}
+
+impl FreeSlots {
+    fn new(cap: usize) -> Self {
+        FreeSlots { next: (0..cap as u32).collect(), high: 0 }
+    }
+
+    fn grow(&mut self, i: usize) {
+        while self.next.len() <= i + 1 {
+            let l = self.next.len() as u32;
+            self.next.push(l);
+        }
+    }
+
+    fn is_free(&self, i: usize) -> bool {
+        self.next.get(i).is_none_or(|&x| x as usize == i)
+    }
+
+    fn next(&mut self, i: usize) -> usize {
+        self.grow(i);
+        let mut r = i;
+        while self.next[r] as usize != r {
+            r = self.next[r] as usize;
+            if r + 1 >= self.next.len() {
+                self.grow(r);
+            }
+        }
+        // Path compression.
+        let mut j = i;
+        while self.next[j] as usize != j {
+            let k = self.next[j] as usize;
+            self.next[j] = r as u32;
+            j = k;
+        }
+        r
+    }
+
+    fn take(&mut self, i: usize) {
+        self.grow(i);
+        self.next[i] = i as u32 + 1;
+        self.high = self.high.max(i + 1);
+    }
+
+    fn high_water(&self) -> usize {
+        self.high
+    }
+}
+
+impl LinMax {
+    /// Builds the trie of `vocab` (token, id) with continuing prefix `prefix`, or None when
+    /// the failure pops would exceed the budget.
+    pub(crate) fn new<'a>(vocab: impl Iterator<Item = (&'a str, u32)>, prefix: &str) -> Option<Self> {
+        let (root, cont) = (0u32, 1u32);
+        let mut initial: Vec<(&[u8], u32, u32)> = Vec::new();
+        let mut continuing: Vec<(&[u8], u32, u32)> = Vec::new();
+        for (token, id) in vocab {
+            initial.push((token.as_bytes(), id, token.chars().count() as u32));
+            if let Some(rest) = token.strip_prefix(prefix) {
+                if !rest.is_empty() {
+                    continuing.push((rest.as_bytes(), id, rest.chars().count() as u32));
+                }
+            }
+        }
+        initial.sort_unstable();
+        continuing.sort_unstable();
+        let mut t = Build::new(2 * (initial.len() + continuing.len()) + 2);
+        t.insert_sorted(root, &initial);
+        t.insert_sorted(cont, &continuing);
+        let n = t.label.len();
+        // Breadth-first order from both roots (depth 0 each): failure links point to shallower
+        // nodes, so they are known before they are needed.
+        let mut order: Vec<u32> = Vec::with_capacity(n);
+        order.extend([root, cont]);
+        let mut i = 0;
+        while i < order.len() {
+            let u = order[i];
+            order.extend(t.children(u).map(|(_, v)| v));
+            i += 1;
+        }
+        // Double-array placement: each node's children go where all of their slots are free;
+        // roots at 0 and 1, every base >= 2 so no step lands on them.
+        let mut pos = vec![NONE; n];
+        pos[root as usize] = 0;
+        pos[cont as usize] = 1;
+        let mut free = FreeSlots::new(n + 512);
+        free.take(0);
+        free.take(1);
+        let mut base_of = vec![0u32; n];
+        for &u in &order {
+            let Some((c0, _)) = t.children(u).next() else { continue };
+            let mut q = free.next(2 + c0 as usize);
+            let mut tries = 0;
+            let b = loop {
+                let b = q - c0 as usize;
+                if t.children(u).all(|(c, _)| free.is_free(b + c as usize)) {
+                    break b;
+                }
+                // Why the cap: a node with many children rarely fits the sparse holes near the
+                // front; past the high-water mark every slot is free, so that always fits.
+                tries += 1;
+                q = if tries > 16 { free.next(free.high_water().max(q + 1)) } else { free.next(q + 1) };
+            };
+            base_of[u as usize] = b as u32;
+            for (c, v) in t.children(u) {
+                let p = b + c as usize;
+                free.take(p);
+                pos[v as usize] = p as u32;
+            }
+        }
+        let len = free.high_water() + 256;
+        let mut lm = LinMax {
+            base: vec![0; len],
+            check: vec![NONE; len],
+            fail: vec![NONE; len],
+            pop_start: vec![0; len],
+            pop_len: vec![0; len],
+            items: Vec::new(),
+            root: 0,
+            cont: 1,
+        };
+        for &u in &order {
+            let p = pos[u as usize] as usize;
+            lm.base[p] = base_of[u as usize];
+            for (_, v) in t.children(u) {
+                lm.check[pos[v as usize] as usize] = p as u32;
+            }
+        }
+        // Failure links and pops (module docstring), on the double array.
+        let budget = POP_BUDGET_FLOOR + POP_BUDGET_PER_NODE * n;
+        for &u in &order {
+            let pu = pos[u as usize];
+            for (c, v) in t.children(u) {
+                let pv = pos[v as usize] as usize;
+                let (id, chars) = t.token[v as usize];
+                if id != NONE {
+                    lm.pop_start[pv] = lm.items.len() as u32;
+                    lm.pop_len[pv] = 1;
+                    lm.items.push((id, chars));
+                    lm.fail[pv] = lm.cont;
+                    continue;
+                }
+                let start = lm.items.len();
+                let (s, l) = (lm.pop_start[pu as usize] as usize, lm.pop_len[pu as usize] as usize);
+                lm.items.extend_from_within(s..s + l);
+                let mut z = lm.fail[pu as usize];
+                while z != NONE && lm.step(z, c) == NONE {
+                    let (s, l) = (lm.pop_start[z as usize] as usize, lm.pop_len[z as usize] as usize);
+                    lm.items.extend_from_within(s..s + l);
+                    z = lm.fail[z as usize];
+                }
+                if z == NONE {
+                    lm.items.truncate(start); // an unknown word: no pops needed
+                } else {
+                    lm.fail[pv] = lm.step(z, c);
+                    lm.pop_start[pv] = start as u32;
+                    lm.pop_len[pv] = (lm.items.len() - start) as u32;
+                }
+                if lm.items.len() > budget {
+                    return None;
+                }
+            }
+        }
+        Some(lm)
+    }
+
+    /// The child of position `p` by byte `b`, or NONE.
+    #[inline(always)]
+    pub(crate) fn step(&self, p: u32, b: u8) -> u32 {
+        let t = self.base.get(p as usize).map_or(NONE, |&x| x.wrapping_add(b as u32));
+        match self.check.get(t as usize) {
+            Some(&c) if c == p => t,
+            _ => NONE,
+        }
+    }
+
+    /// Emits the failure pops of `p` (ids, and character spans from `*chars` on) and returns
+    /// its failure link; NONE (nothing emitted) when the word is unknown.
+    #[inline(always)]
+    pub(crate) fn pop(&self, p: u32, ids: &mut Vec<u32>, mut spans: Option<&mut Vec<(u32, u32)>>, chars: &mut u32) -> u32 {
+        let f = self.fail.get(p as usize).copied().unwrap_or(NONE);
+        if f == NONE {
+            return NONE;
+        }
+        let (s, l) = (self.pop_start[p as usize] as usize, self.pop_len[p as usize] as usize);
+        for &(id, n) in self.items.get(s..s + l).unwrap_or(&[]) {
+            ids.push(id);
+            if let Some(sp) = spans.as_deref_mut() {
+                sp.push((*chars, *chars + n));
+            }
+            *chars += n;
+        }
+        f
+    }
+
+    /// `pop` for the ids-only path: no spans, no character count.
+    #[inline(always)]
+    pub(crate) fn pop_ids(&self, p: u32, ids: &mut Vec<u32>) -> u32 {
+        let f = self.fail.get(p as usize).copied().unwrap_or(NONE);
+        if f != NONE {
+            let (s, l) = (self.pop_start[p as usize] as usize, self.pop_len[p as usize] as usize);
+            ids.extend(self.items.get(s..s + l).unwrap_or(&[]).iter().map(|&(id, _)| id));
+        }
+        f
+    }
+
+    /// Greedy longest-match-first of a whole word: appends its ids (and spans); false when
+    /// the word is unknown (the caller takes back what was appended).
+    pub(crate) fn tokenize(&self, word: &[u8], ids: &mut Vec<u32>, mut spans: Option<&mut Vec<(u32, u32)>>) -> bool {
+        let mut p = self.root;
+        let mut chars = 0u32;
+        for &b in word {
+            loop {
+                let t = self.step(p, b);
+                if t != NONE {
+                    p = t;
+                    break;
+                }
+                p = self.pop(p, ids, spans.as_deref_mut(), &mut chars);
+                if p == NONE {
+                    return false;
+                }
+            }
+        }
+        self.finish(p, ids, spans, &mut chars)
+    }
+
+    /// The pops at the end of a word walked to `p`; false when the word is unknown.
+    #[inline]
+    pub(crate) fn finish(
+        &self,
+        mut p: u32,
+        ids: &mut Vec<u32>,
+        mut spans: Option<&mut Vec<(u32, u32)>>,
+        chars: &mut u32,
+    ) -> bool {
+        while p != self.cont {
+            p = self.pop(p, ids, spans.as_deref_mut(), chars);
+            if p == NONE {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Positions in the double array (for tests and sizing).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.base.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::WordPiece;
+
+    /// A tiny deterministic generator (xorshift), so failures reproduce.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+        fn word(&mut self, alphabet: &[&str], max: usize) -> String {
+            (0..1 + self.below(max)).map(|_| alphabet[self.below(alphabet.len())]).collect()
+        }
+    }
+
+    fn both(m: &WordPiece, w: &str) -> [(Vec<u32>, Vec<(u32, u32)>); 2] {
+        let run = |m: &WordPiece| {
+            let (mut ids, mut spans) = (vec![99], vec![(7, 7)]);
+            m.tokenize_word(w, &mut ids, &mut spans);
+            (ids, spans)
+        };
+        [run(m), run(&m.clone().without_linmax())]
+    }
+
+    /// The trie gives exactly the hash-map search's ids and spans (HF's rule, tested against
+    /// HF in the Python suite) on random vocabularies over small alphabets, where long
+    /// partial matches, failure chains and unknown words are common. Prefixes "##", "" and "é".
+    #[test]
+    fn trie_equals_hash_search() {
+        let alphabet = ["a", "b", "c", "#", "é", "中"];
+        let mut rng = Rng(0x9e3779b97f4a7c15);
+        for round in 0..300 {
+            let prefix = ["##", "", "é"][round % 3];
+            let mut vocab: Vec<String> = vec!["[UNK]".into()];
+            for _ in 0..1 + rng.below(40) {
+                let t = rng.word(&alphabet, 5);
+                let t = if rng.below(2) == 0 { format!("{prefix}{t}") } else { t };
+                if !vocab.contains(&t) {
+                    vocab.push(t);
+                }
+            }
+            let pairs = vocab.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
+            let m = WordPiece::new(pairs, "[UNK]", prefix, 100).unwrap();
+            assert!(m.linmax().is_some());
+            for _ in 0..200 {
+                let w = rng.word(&alphabet, 12);
+                let [a, b] = both(&m, &w);
+                assert_eq!(a, b, "vocab {vocab:?} prefix {prefix:?} word {w:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn failure_chains() {
+        // "abcd" is not a token: stuck after "abc" + "x", the pops are "a", "##bc" (longest at
+        // each step), then "##x".
+        let v = ["[UNK]", "a", "abc", "abcde", "##b", "##bc", "##c", "##x", "##d"];
+        let m = WordPiece::new(v.iter().enumerate().map(|(i, t)| (t.to_string(), i as u32)).collect(), "[UNK]", "##", 100)
+            .unwrap();
+        let [a, b] = both(&m, "abcdx");
+        assert_eq!(a, b);
+        assert_eq!(a.0, vec![99, 2, 8, 7]);
+        assert_eq!(both(&m, "abcdq")[0].0, vec![99, 0]);
+        assert_eq!(both(&m, "abcde")[0].0, vec![99, 3]);
+        assert_eq!(both(&m, "abcd")[0], (vec![99, 2, 8], vec![(7, 7), (0, 3), (3, 4)]));
+    }
+
+    /// A contrived vocabulary whose failure pops grow with the square of the token length
+    /// still loads (the trie stays within its budget or falls back) and gives the same answer.
+    #[test]
+    fn long_chains_stay_bounded() {
+        let mut v: Vec<String> = vec!["[UNK]".into(), "a".into(), "##a".into()];
+        v.push("a".repeat(300) + "b");
+        let m = WordPiece::new(v.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect(), "[UNK]", "##", 1000)
+            .unwrap();
+        let w = "a".repeat(299);
+        let [a, b] = both(&m, &w);
+        assert_eq!(a, b);
+        assert_eq!(a.0.len(), 300);
+    }
+
+    #[test]
+    #[ignore]
+    fn time_bert() {
+        let data = std::fs::read_to_string("/work/shared/data/hf/bert-base-uncased/vocab.txt").unwrap();
+        let v: Vec<(&str, u32)> = data.lines().enumerate().map(|(i, t)| (t, i as u32)).collect();
+        let t = std::time::Instant::now();
+        let lm = super::LinMax::new(v.into_iter(), "##").unwrap();
+        eprintln!("{:?} len {} items {}", t.elapsed(), lm.len(), lm.items.len());
+    }
+}
