@@ -18,6 +18,37 @@ use tokenmill_core::{CoreError, Rank};
 
 use crate::{map_err, panic_message, py_error, run};
 
+/// Batches from this many texts on build their lists with the cyclic garbage collector paused.
+const GC_PAUSE_MIN: usize = 256;
+
+/// Pauses Python's cyclic garbage collector (if it is on) until dropped.
+///
+/// Why: every new list counts as a GC allocation, so a batch of thousands of result lists
+/// sets off many collections that traverse the young lists again and again (older generations
+/// included), for nothing: lists of ints hold no cycles. Paused, they are traversed once after
+/// the call. The state is restored on every exit path, errors included.
+struct GcPause<'py> {
+    gc: Option<Bound<'py, PyModule>>,
+}
+
+impl<'py> GcPause<'py> {
+    fn new(py: Python<'py>) -> Self {
+        let gc = py.import("gc").ok().filter(|gc| {
+            gc.call_method0("isenabled").and_then(|r| r.extract::<bool>()).unwrap_or(false)
+                && gc.call_method0("disable").is_ok()
+        });
+        GcPause { gc }
+    }
+}
+
+impl Drop for GcPause<'_> {
+    fn drop(&mut self) {
+        if let Some(gc) = &self.gc {
+            let _ = gc.call_method0("enable");
+        }
+    }
+}
+
 /// Encodes every text and converts each result, in input order: for one thread, all texts in
 /// one call without the interpreter, then the conversions (nothing to overlap); else `pipeline`.
 pub(crate) fn encode_all<'py, T, S: Default + Send>(
@@ -28,6 +59,7 @@ pub(crate) fn encode_all<'py, T, S: Default + Send>(
     mut convert: impl FnMut(&[Rank]) -> PyResult<T>,
 ) -> PyResult<Vec<T>> {
     let threads = num_threads.max(1).min(texts.len());
+    let _gc = (texts.len() >= GC_PAUSE_MIN).then(|| GcPause::new(py));
     if threads <= 1 {
         let mut scratch = S::default();
         let all = run(py, || texts.iter().map(|t| encode(t, &mut scratch)).collect::<Result<Vec<_>, _>>())?;

@@ -23,7 +23,6 @@
 //! model keeps its hash-map search instead (`WordPiece` decides). What this module does not do:
 //! unknown-word handling, `max_input_chars_per_word` (the caller's), normalization.
 
-
 pub(crate) const NONE: u32 = u32::MAX;
 
 /// Failure pops allowed per trie node on average, plus a floor; beyond, no LinMax trie.
@@ -173,20 +172,18 @@ impl FreeSlots {
 impl LinMax {
     /// Builds the trie of `vocab` (token, id) with continuing prefix `prefix`, or None when
     /// the failure pops would exceed the budget.
-    pub(crate) fn new<'a>(vocab: impl Iterator<Item = (&'a str, u32)>, prefix: &str) -> Option<Self> {
+    /// Builds the trie of `sorted`, (token, id) pairs sorted by bytes with no token twice, with
+    /// continuing prefix `prefix`; None when the failure pops would exceed the budget.
+    pub(crate) fn from_sorted(sorted: &[(&str, u32)], prefix: &str) -> Option<Self> {
         let (root, cont) = (0u32, 1u32);
-        let mut initial: Vec<(&[u8], u32, u32)> = Vec::new();
-        let mut continuing: Vec<(&[u8], u32, u32)> = Vec::new();
-        for (token, id) in vocab {
-            initial.push((token.as_bytes(), id, token.chars().count() as u32));
-            if let Some(rest) = token.strip_prefix(prefix) {
-                if !rest.is_empty() {
-                    continuing.push((rest.as_bytes(), id, rest.chars().count() as u32));
-                }
-            }
-        }
-        initial.sort_unstable();
-        continuing.sort_unstable();
+        let initial: Vec<(&[u8], u32, u32)> =
+            sorted.iter().map(|&(t, id)| (t.as_bytes(), id, t.chars().count() as u32)).collect();
+        // Stripping a common prefix keeps the order: these are sorted too.
+        let continuing: Vec<(&[u8], u32, u32)> = sorted
+            .iter()
+            .filter_map(|&(t, id)| t.strip_prefix(prefix).filter(|r| !r.is_empty()).map(|r| (r, id)))
+            .map(|(r, id)| (r.as_bytes(), id, r.chars().count() as u32))
+            .collect();
         let mut t = Build::new(2 * (initial.len() + continuing.len()) + 2);
         t.insert_sorted(root, &initial);
         t.insert_sorted(cont, &continuing);
@@ -222,7 +219,7 @@ impl LinMax {
                 // Why the cap: a node with many children rarely fits the sparse holes near the
                 // front; past the high-water mark every slot is free, so that always fits.
                 tries += 1;
-                q = if tries > 16 { free.next(free.high_water().max(q + 1)) } else { free.next(q + 1) };
+                q = if tries > 8 { free.next(free.high_water().max(q + 1)) } else { free.next(q + 1) };
             };
             base_of[u as usize] = b as u32;
             for (c, v) in t.children(u) {
@@ -300,7 +297,13 @@ impl LinMax {
     /// Emits the failure pops of `p` (ids, and character spans from `*chars` on) and returns
     /// its failure link; NONE (nothing emitted) when the word is unknown.
     #[inline(always)]
-    pub(crate) fn pop(&self, p: u32, ids: &mut Vec<u32>, mut spans: Option<&mut Vec<(u32, u32)>>, chars: &mut u32) -> u32 {
+    pub(crate) fn pop(
+        &self,
+        p: u32,
+        ids: &mut Vec<u32>,
+        mut spans: Option<&mut Vec<(u32, u32)>>,
+        chars: &mut u32,
+    ) -> u32 {
         let f = self.fail.get(p as usize).copied().unwrap_or(NONE);
         if f == NONE {
             return NONE;
@@ -314,6 +317,22 @@ impl LinMax {
             *chars += n;
         }
         f
+    }
+
+    /// The id of the token spelled by `key`: its node's pops are that one token and leave
+    /// nothing (a node that is not a token needs two or more pops to be consumed whole).
+    pub(crate) fn token_id(&self, key: &[u8]) -> Option<u32> {
+        let mut p = self.root;
+        for &b in key {
+            p = self.step(p, b);
+            if p == NONE {
+                return None;
+            }
+        }
+        let i = p as usize;
+        (p != self.root && self.fail[i] == self.cont && self.pop_len[i] == 1)
+            .then(|| self.items.get(self.pop_start[i] as usize).map(|&(id, _)| id))
+            .flatten()
     }
 
     /// `pop` for the ids-only path: no spans, no character count.
@@ -394,13 +413,15 @@ mod tests {
         }
     }
 
-    fn both(m: &WordPiece, w: &str) -> [(Vec<u32>, Vec<(u32, u32)>); 2] {
+    type IdsSpans = (Vec<u32>, Vec<(u32, u32)>);
+
+    fn both(m: &WordPiece, maps: &WordPiece, w: &str) -> [IdsSpans; 2] {
         let run = |m: &WordPiece| {
             let (mut ids, mut spans) = (vec![99], vec![(7, 7)]);
             m.tokenize_word(w, &mut ids, &mut spans);
             (ids, spans)
         };
-        [run(m), run(&m.clone().without_linmax())]
+        [run(m), run(maps)]
     }
 
     /// The trie gives exactly the hash-map search's ids and spans (HF's rule, tested against
@@ -420,12 +441,17 @@ mod tests {
                     vocab.push(t);
                 }
             }
-            let pairs = vocab.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
-            let m = WordPiece::new(pairs, "[UNK]", prefix, 100).unwrap();
-            assert!(m.linmax().is_some());
+            let pairs: Vec<(String, u32)> = vocab.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
+            let m = WordPiece::new(pairs.clone(), "[UNK]", prefix, 100).unwrap();
+            let maps = WordPiece::with_maps_only(&pairs, "[UNK]", prefix, 100);
+            assert!(m.linmax().is_some() && maps.linmax().is_none());
+            for (t, id) in &pairs {
+                assert_eq!(m.token_to_id(t), Some(*id));
+            }
             for _ in 0..200 {
                 let w = rng.word(&alphabet, 12);
-                let [a, b] = both(&m, &w);
+                assert_eq!(m.token_to_id(&w), maps.token_to_id(&w), "{w:?}");
+                let [a, b] = both(&m, &maps, &w);
                 assert_eq!(a, b, "vocab {vocab:?} prefix {prefix:?} word {w:?}");
             }
         }
@@ -436,14 +462,16 @@ mod tests {
         // "abcd" is not a token: stuck after "abc" + "x", the pops are "a", "##bc" (longest at
         // each step), then "##x".
         let v = ["[UNK]", "a", "abc", "abcde", "##b", "##bc", "##c", "##x", "##d"];
-        let m = WordPiece::new(v.iter().enumerate().map(|(i, t)| (t.to_string(), i as u32)).collect(), "[UNK]", "##", 100)
-            .unwrap();
-        let [a, b] = both(&m, "abcdx");
+        let v: Vec<(String, u32)> = v.iter().enumerate().map(|(i, t)| (t.to_string(), i as u32)).collect();
+        let m = WordPiece::new(v.clone(), "[UNK]", "##", 100).unwrap();
+        let maps = WordPiece::with_maps_only(&v, "[UNK]", "##", 100);
+        let [a, b] = both(&m, &maps, "abcdx");
         assert_eq!(a, b);
         assert_eq!(a.0, vec![99, 2, 8, 7]);
-        assert_eq!(both(&m, "abcdq")[0].0, vec![99, 0]);
-        assert_eq!(both(&m, "abcde")[0].0, vec![99, 3]);
-        assert_eq!(both(&m, "abcd")[0], (vec![99, 2, 8], vec![(7, 7), (0, 3), (3, 4)]));
+        assert_eq!(both(&m, &maps, "abcdq")[0].0, vec![99, 0]);
+        assert_eq!(both(&m, &maps, "abcde")[0].0, vec![99, 3]);
+        assert_eq!(both(&m, &maps, "abcd")[0], (vec![99, 2, 8], vec![(7, 7), (0, 3), (3, 4)]));
+        assert_eq!((m.token_to_id("abcd"), m.token_to_id("ab"), m.token_to_id("##bc")), (None, None, Some(5)));
     }
 
     /// A contrived vocabulary whose failure pops grow with the square of the token length
@@ -452,10 +480,11 @@ mod tests {
     fn long_chains_stay_bounded() {
         let mut v: Vec<String> = vec!["[UNK]".into(), "a".into(), "##a".into()];
         v.push("a".repeat(300) + "b");
-        let m = WordPiece::new(v.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect(), "[UNK]", "##", 1000)
-            .unwrap();
+        let v: Vec<(String, u32)> = v.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
+        let m = WordPiece::new(v.clone(), "[UNK]", "##", 1000).unwrap();
+        let maps = WordPiece::with_maps_only(&v, "[UNK]", "##", 1000);
         let w = "a".repeat(299);
-        let [a, b] = both(&m, &w);
+        let [a, b] = both(&m, &maps, &w);
         assert_eq!(a, b);
         assert_eq!(a.0.len(), 300);
     }
@@ -464,9 +493,10 @@ mod tests {
     #[ignore]
     fn time_bert() {
         let data = std::fs::read_to_string("/work/shared/data/hf/bert-base-uncased/vocab.txt").unwrap();
-        let v: Vec<(&str, u32)> = data.lines().enumerate().map(|(i, t)| (t, i as u32)).collect();
+        let mut v: Vec<(&str, u32)> = data.lines().enumerate().map(|(i, t)| (t, i as u32)).collect();
         let t = std::time::Instant::now();
-        let lm = super::LinMax::new(v.into_iter(), "##").unwrap();
+        v.sort_unstable();
+        let lm = super::LinMax::from_sorted(&v, "##").unwrap();
         eprintln!("{:?} len {} items {}", t.elapsed(), lm.len(), lm.items.len());
     }
 }

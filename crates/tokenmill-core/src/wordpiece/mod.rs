@@ -16,6 +16,8 @@
 
 mod linmax;
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use crate::error::CoreError;
@@ -24,17 +26,43 @@ pub(crate) use linmax::{LinMax, NONE};
 /// A WordPiece vocabulary and its options. Immutable once built.
 #[derive(Debug, Clone)]
 pub struct WordPiece {
+    search: Search,
+    n_tokens: usize,
+    /// The id of the empty token, if the vocabulary has one (no trie node spells it).
+    empty_id: Option<u32>,
+    unk_id: u32,
+    unk_token: String,
+    prefix: String,
+    max_input_chars_per_word: usize,
+}
+
+/// How the longest match is found.
+#[derive(Debug, Clone)]
+enum Search {
+    /// The LinMaxMatch trie (it also answers `token_to_id`).
+    Trie(Arc<LinMax>),
+    /// Vocabularies over the trie's budget: hash maps.
+    Maps(Arc<Maps>),
+}
+
+#[derive(Debug)]
+struct Maps {
     initial: FxHashMap<Box<str>, u32>,
     continuing: FxHashMap<Box<str>, u32>,
     /// Longest key (in bytes) of `initial` and of `continuing`.
     max_initial: usize,
     max_continuing: usize,
-    unk_id: u32,
-    unk_token: String,
-    prefix: String,
-    max_input_chars_per_word: usize,
-    /// The LinMaxMatch trie (None: over its size budget; the maps above are used).
-    linmax: Option<std::sync::Arc<LinMax>>,
+}
+
+impl Maps {
+    fn new(sorted: &[(&str, u32)], prefix: &str) -> Self {
+        let initial: FxHashMap<Box<str>, u32> = sorted.iter().map(|&(t, id)| (t.into(), id)).collect();
+        let continuing: FxHashMap<Box<str>, u32> =
+            sorted.iter().filter_map(|&(t, id)| t.strip_prefix(prefix).map(|rest| (rest.into(), id))).collect();
+        let max_initial = initial.keys().map(|k| k.len()).max().unwrap_or(0);
+        let max_continuing = continuing.keys().map(|k| k.len()).max().unwrap_or(0);
+        Maps { initial, continuing, max_initial, max_continuing }
+    }
 }
 
 impl WordPiece {
@@ -46,49 +74,19 @@ impl WordPiece {
         continuing_subword_prefix: &str,
         max_input_chars_per_word: usize,
     ) -> Result<Self, CoreError> {
+        Self::build(&vocab, unk_token, continuing_subword_prefix, max_input_chars_per_word, true)
+    }
+
+    fn build(
+        vocab: &[(String, u32)],
+        unk_token: &str,
+        prefix: &str,
+        max_input_chars_per_word: usize,
+        allow_trie: bool,
+    ) -> Result<Self, CoreError> {
         if vocab.is_empty() {
             return Err(CoreError::Vocab("the WordPiece vocabulary is empty".into()));
         }
-        // The trie is built on another thread while this one builds the token map (loading
-        // a 30k-token vocabulary takes about half the time).
-        let (initial, linmax) = std::thread::scope(|s| {
-            let trie = s.spawn(|| LinMax::new(vocab.iter().map(|(t, id)| (t.as_str(), *id)), continuing_subword_prefix));
-            let initial = Self::token_map(&vocab);
-            let linmax = trie.join().unwrap_or(None);
-            (initial, linmax)
-        });
-        let initial = initial?;
-        let unk_id = *initial.get(unk_token).ok_or_else(|| {
-            CoreError::Vocab(format!(
-                "WordPiece vocabulary: the unknown token {unk_token:?} is not in it; add it or pass the right unk_token"
-            ))
-        })?;
-        let max_initial = initial.keys().map(|k| k.len()).max().unwrap_or(0);
-        // The continuation map serves only the hash-map search (no trie).
-        let continuing = if linmax.is_some() {
-            FxHashMap::default()
-        } else {
-            Self::continuing_map(&initial, continuing_subword_prefix)
-        };
-        let max_continuing = continuing.keys().map(|k| k.len()).max().unwrap_or(0);
-        let linmax = linmax.map(std::sync::Arc::new);
-        Ok(WordPiece {
-            initial,
-            continuing,
-            max_initial,
-            max_continuing,
-            unk_id,
-            unk_token: unk_token.to_string(),
-            prefix: continuing_subword_prefix.to_string(),
-            max_input_chars_per_word,
-            linmax,
-        })
-    }
-
-    /// Token -> id, refusing a token or an id given twice.
-    fn token_map(vocab: &[(String, u32)]) -> Result<FxHashMap<Box<str>, u32>, CoreError> {
-        let mut initial: FxHashMap<Box<str>, u32> = FxHashMap::default();
-        initial.reserve(vocab.len());
         let mut ids = rustc_hash::FxHashSet::default();
         ids.reserve(vocab.len());
         for (token, id) in vocab {
@@ -97,36 +95,58 @@ impl WordPiece {
                     "WordPiece vocabulary: id {id} is given twice (second time for token {token:?}); each id must name one token"
                 )));
             }
-            if initial.insert(token.as_str().into(), *id).is_some() {
-                return Err(CoreError::Vocab(format!(
-                    "WordPiece vocabulary: token {token:?} is given twice (second time with id {id}); each token must appear once"
-                )));
-            }
         }
-        Ok(initial)
-    }
-
-    /// The continuation tokens without their prefix -> id.
-    fn continuing_map(initial: &FxHashMap<Box<str>, u32>, prefix: &str) -> FxHashMap<Box<str>, u32> {
-        initial.iter().filter_map(|(t, &id)| t.strip_prefix(prefix).map(|rest| (rest.into(), id))).collect()
+        // Sorted by bytes (then input order): duplicates are neighbours, and the trie is built
+        // from sorted keys (one sort serves both).
+        let mut order: Vec<u32> = (0..vocab.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| vocab[a as usize].0.cmp(&vocab[b as usize].0).then(a.cmp(&b)));
+        if let Some(w) = order.windows(2).find(|w| vocab[w[0] as usize].0 == vocab[w[1] as usize].0) {
+            let (token, id) = &vocab[w[1] as usize];
+            return Err(CoreError::Vocab(format!(
+                "WordPiece vocabulary: token {token:?} is given twice (second time with id {id}); each token must appear once"
+            )));
+        }
+        let sorted: Vec<(&str, u32)> =
+            order.iter().map(|&i| (vocab[i as usize].0.as_str(), vocab[i as usize].1)).collect();
+        let find = |t: &str| sorted.binary_search_by(|(k, _)| (*k).cmp(t)).ok().map(|i| sorted[i].1);
+        let unk_id = find(unk_token).ok_or_else(|| {
+            CoreError::Vocab(format!(
+                "WordPiece vocabulary: the unknown token {unk_token:?} is not in it; add it or pass the right unk_token"
+            ))
+        })?;
+        let empty_id = find("");
+        let trie = if allow_trie { LinMax::from_sorted(&sorted, prefix) } else { None };
+        let search = match trie {
+            Some(lm) => Search::Trie(Arc::new(lm)),
+            None => Search::Maps(Arc::new(Maps::new(&sorted, prefix))),
+        };
+        Ok(WordPiece {
+            search,
+            n_tokens: vocab.len(),
+            empty_id,
+            unk_id,
+            unk_token: unk_token.to_string(),
+            prefix: prefix.to_string(),
+            max_input_chars_per_word,
+        })
     }
 
     /// The LinMaxMatch trie, if this vocabulary has one.
     pub(crate) fn linmax(&self) -> Option<&LinMax> {
-        self.linmax.as_deref()
+        match &self.search {
+            Search::Trie(lm) => Some(lm),
+            Search::Maps(_) => None,
+        }
     }
 
-    /// This model with the hash-map search only (for tests comparing the two).
+    /// The model of `vocab` with the hash-map search only (for tests comparing the two).
     #[cfg(test)]
-    pub(crate) fn without_linmax(mut self) -> Self {
-        self.linmax = None;
-        self.continuing = Self::continuing_map(&self.initial, &self.prefix);
-        self.max_continuing = self.continuing.keys().map(|k| k.len()).max().unwrap_or(0);
-        self
+    pub(crate) fn with_maps_only(vocab: &[(String, u32)], unk: &str, prefix: &str, max: usize) -> Self {
+        Self::build(vocab, unk, prefix, max, false).unwrap()
     }
 
     pub fn vocab_size(&self) -> usize {
-        self.initial.len()
+        self.n_tokens
     }
 
     pub fn unk_id(&self) -> u32 {
@@ -146,7 +166,13 @@ impl WordPiece {
     }
 
     pub fn token_to_id(&self, token: &str) -> Option<u32> {
-        self.initial.get(token).copied()
+        if token.is_empty() {
+            return self.empty_id;
+        }
+        match &self.search {
+            Search::Trie(lm) => lm.token_id(token.as_bytes()),
+            Search::Maps(m) => m.initial.get(token).copied(),
+        }
     }
 
     /// Appends the ids of one (non-empty) word to `ids` and, per token, its character span
@@ -159,19 +185,22 @@ impl WordPiece {
             return;
         }
         let (mark, span_mark) = (ids.len(), spans.len());
-        if let Some(lm) = &self.linmax {
-            if !lm.tokenize(word.as_bytes(), ids, Some(spans)) {
-                ids.truncate(mark);
-                spans.truncate(span_mark);
-                ids.push(self.unk_id);
-                spans.push((0, n_chars as u32));
+        let m = match &self.search {
+            Search::Maps(m) => m,
+            Search::Trie(lm) => {
+                if !lm.tokenize(word.as_bytes(), ids, Some(spans)) {
+                    ids.truncate(mark);
+                    spans.truncate(span_mark);
+                    ids.push(self.unk_id);
+                    spans.push((0, n_chars as u32));
+                }
+                return;
             }
-            return;
-        }
+        };
         let (mut start, mut char_start) = (0usize, 0u32);
         while start < word.len() {
             let (map, longest) =
-                if start == 0 { (&self.initial, self.max_initial) } else { (&self.continuing, self.max_continuing) };
+                if start == 0 { (&m.initial, m.max_initial) } else { (&m.continuing, m.max_continuing) };
             let mut end = word.len().min(start + longest);
             while !word.is_char_boundary(end) {
                 end -= 1;
