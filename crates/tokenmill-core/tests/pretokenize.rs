@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use tokenmill_core::pretokenize::cuts::is_cut_point;
 use tokenmill_core::pretokenize::patterns::{CL100K_HF_PAT, KNOWN_PATTERNS, LLAMA3_PAT, QWEN2_PAT, R50K_HF_PAT};
 use tokenmill_core::pretokenize::unicode::{
-    class_of, class_ranges, CLASS_SOURCES, CL_L, CL_N, CL_NL, CL_S, CL_U, CL_W,
+    class_of, class_ranges, CLASS_SOURCES, CL_L, CL_M, CL_N, CL_NL, CL_PS, CL_S, CL_U, CL_W,
 };
 use tokenmill_core::pretokenize::{KnownPattern, Pretokenizer, CL100K_PAT, GPT2_ORIGINAL_PAT, O200K_PAT, R50K_PAT};
 
@@ -402,6 +402,7 @@ fn tables_match_regex_syntax_for_every_code_point() {
         let is_m = flags_from_ranges(&[(1, m.clone())], cp) != 0;
         assert_eq!(got & (CL_U | CL_W) != 0, l || is_m, "U|W != L|M at U+{cp:04X}");
         assert_eq!(got & CL_NL != 0, c == '\r' || c == '\n');
+        assert_eq!(got & CL_M != 0, is_m);
         if is_m {
             assert!(!l && !n && !s && got & CL_U != 0 && got & CL_W != 0);
         }
@@ -417,7 +418,9 @@ fn tables_match_regex_syntax_for_every_code_point() {
     assert_eq!(class_of('\u{1c5}'), CL_L | CL_U); // Lt
     assert_eq!(class_of('\u{2b0}'), CL_L | CL_U | CL_W); // Lm
     assert_eq!(class_of('\u{4e00}'), CL_L | CL_U | CL_W); // Lo
-    assert_eq!(class_of('\u{301}'), CL_U | CL_W); // M
+    assert_eq!(class_of('\u{301}'), CL_U | CL_W | CL_M); // M
+    assert_eq!(class_of('!'), CL_PS);
+    assert_eq!(class_of('\u{20ac}'), CL_PS); // Sc
     assert_eq!(class_of('\u{2460}'), CL_N);
     assert_eq!(class_of('\u{3000}'), CL_S);
     assert_eq!(class_of('\u{85}'), CL_S);

@@ -109,6 +109,17 @@ fn pretokenize(py: Python<'_>, pattern: &str, text: &str, fast: bool) -> PyResul
     run(py, || p.split(text))
 }
 
+/// Pre-tokenizes `text` with the hand-written matcher named `name` (`"r50k"`, ..., and
+/// `"deepseek_v3"`, which no single pattern selects); for tests against Hugging Face.
+#[pyfunction]
+fn pretokenize_named(py: Python<'_>, name: &str, text: &str) -> PyResult<Vec<(usize, usize)>> {
+    let Some(kind) = tokenmill_core::pretokenize::KnownPattern::from_name(name) else {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!("no hand-written pre-tokenizer named {name:?}")));
+    };
+    let p = tokenmill_core::pretokenize::Pretokenizer::Fast(kind);
+    run(py, || p.split(text))
+}
+
 /// The known pre-tokenizer patterns as `[(encoding family, pattern), ...]`: r50k_base (also
 /// gpt2 and p50k), cl100k_base, o200k_base. The one copy of these strings is in the core.
 #[pyfunction]
@@ -126,6 +137,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dump_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize, m)?)?;
     m.add_function(wrap_pyfunction!(known_patterns, m)?)?;
+    m.add_function(wrap_pyfunction!(pretokenize_named, m)?)?;
     m.add_function(wrap_pyfunction!(cuts::cut_points, m)?)?;
     m.add_function(wrap_pyfunction!(cuts::last_cut, m)?)?;
     m.add_function(wrap_pyfunction!(cuts::next_cut, m)?)?;

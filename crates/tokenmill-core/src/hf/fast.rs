@@ -59,8 +59,23 @@ pub struct FastScratch {
     bert: BertScratch,
 }
 
-/// The regex pre-tokenizer of a byte-level pipeline, if it has that shape.
+/// The regex pre-tokenizer of a byte-level pipeline, if it has that shape: `ByteLevel` with its
+/// own regex, a single regex `Split` whose pieces are `find_iter`'s, or DeepSeek V3's three
+/// `Isolated` regex splits (`DEEPSEEK_V3_SPLITS`, string for string) whose combined pieces the
+/// hand-written `DeepSeekV3` matcher gives; each before a `ByteLevel` without regex. Anything
+/// else (another sequence of splits, another regex spelling) keeps the general pipeline.
 fn byte_level_splitter(pre: &PreTokenizer) -> Option<&Pretokenizer> {
+    use crate::pretokenize::{patterns::DEEPSEEK_V3_SPLITS, KnownPattern};
+    // A static, so that this splitter too is borrowed.
+    static DEEPSEEK_V3: Pretokenizer = Pretokenizer::Fast(KnownPattern::DeepSeekV3);
+    // An `Isolated`, not inverted `Split` whose regex is exactly `pattern`.
+    let isolated = |p: &PreTokenizer, pattern: &str| {
+        matches!(p, PreTokenizer::Split {
+            pattern: CompiledPattern::Regex(Pretokenizer::Regex(re)),
+            behavior: SplitBehavior::Isolated,
+            invert: false,
+        } if re.as_str() == pattern)
+    };
     match pre {
         PreTokenizer::ByteLevel { add_prefix_space: false, use_regex: true, re } => Some(re),
         PreTokenizer::Sequence(v) => match v.as_slice() {
@@ -69,6 +84,11 @@ fn byte_level_splitter(pre: &PreTokenizer) -> Option<&Pretokenizer> {
                 let find_iter = matches!((behavior, invert), (SplitBehavior::Removed, true))
                     || (matches!((behavior, invert), (SplitBehavior::Isolated, false)) && re.is_fast());
                 find_iter.then_some(re)
+            }
+            [d, k, m, PreTokenizer::ByteLevel { add_prefix_space: false, use_regex: false, .. }]
+                if [d, k, m].into_iter().zip(DEEPSEEK_V3_SPLITS).all(|(p, pattern)| isolated(p, pattern)) =>
+            {
+                Some(&DEEPSEEK_V3)
             }
             _ => None,
         },

@@ -1,6 +1,8 @@
 //! Hand-written pre-tokenizers for the known OpenAI patterns, and for the split patterns of
 //! common Hugging Face byte-level BPE files (Llama 3, Qwen2), which are cl100k's with a
-//! different whitespace tail (and one digit per piece for Qwen2).
+//! different whitespace tail (and one digit per piece for Qwen2). One matcher is not a single
+//! pattern: `DeepSeekV3` gives the pieces of DeepSeek V3's sequence of three `Isolated` splits
+//! (see `deepseek_v3`).
 //!
 //! Each matcher returns the end of the leftmost-first match that `fancy_regex` finds at `pos`
 //! (the patterns are total, so a match always starts at `pos` and is non-empty). Every
@@ -14,7 +16,8 @@
 //! Notation used below (sets of code points, built from `regex-syntax` in `unicode`):
 //! `L`=`\p{L}`, `N`=`\p{N}`, `S`=`\s`, `NL`=`[\r\n]`, `P`=`[^\r\n\p{L}\p{N}]`,
 //! `O`=`[^\s\p{L}\p{N}]`, `U`=`[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]`, `W`=`[\p{Ll}\p{Lm}\p{Lo}\p{M}]`.
-//! `L`, `N` and `S` are disjoint; `U ∪ W = L ∪ \p{M}`; `P ∩ (U ∪ W) = \p{M}`.
+//! `L`, `N` and `S` are disjoint; `U ∪ W = L ∪ \p{M}`; `P ∩ (U ∪ W) = \p{M}`. DeepSeek V3 adds
+//! `M`=`\p{M}` and `PS`=`[\p{P}\p{S}]`.
 //!
 //! What it does not do: follow Oniguruma (the engine Hugging Face `tokenizers` runs these
 //! patterns with) where it differs from `fancy_regex`; the contract is `fancy_regex`'s pieces.
@@ -22,7 +25,7 @@
 use super::patterns::{
     CL100K_HF_PAT, CL100K_PAT, GPT2_ORIGINAL_PAT, LLAMA3_PAT, O200K_PAT, QWEN2_PAT, R50K_HF_PAT, R50K_PAT,
 };
-use super::unicode::{tables, Tables, CL_L, CL_N, CL_NL, CL_S, CL_U, CL_W};
+use super::unicode::{tables, Tables, CL_L, CL_M, CL_N, CL_NL, CL_PS, CL_S, CL_U, CL_W};
 
 /// The known patterns that have a hand-written matcher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +41,11 @@ pub enum KnownPattern {
     Llama3,
     /// `QWEN2_PAT` (Qwen2 / Qwen2.5 / Qwen3 `tokenizer.json`).
     Qwen2,
+    /// DeepSeek V3 / R1 `tokenizer.json`: the pieces of the three `Isolated` splits
+    /// `DEEPSEEK_V3_SPLITS` applied in sequence (each split runs inside each piece of the one
+    /// before). No single pattern selects it (`from_pattern` never returns it): the Hugging Face
+    /// loader recognizes the sequence.
+    DeepSeekV3,
 }
 
 impl KnownPattern {
@@ -58,7 +66,23 @@ impl KnownPattern {
         }
     }
 
-    /// Short name of the matcher: `"r50k"`, `"cl100k"`, `"o200k"`, `"llama3"` or `"qwen2"`.
+    /// Every matcher, in declaration order.
+    pub const ALL: [KnownPattern; 6] = [
+        KnownPattern::R50k,
+        KnownPattern::Cl100k,
+        KnownPattern::O200k,
+        KnownPattern::Llama3,
+        KnownPattern::Qwen2,
+        KnownPattern::DeepSeekV3,
+    ];
+
+    /// The matcher whose `name` is `name`, if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Short name of the matcher: `"r50k"`, `"cl100k"`, `"o200k"`, `"llama3"`, `"qwen2"` or
+    /// `"deepseek_v3"`.
     pub fn name(self) -> &'static str {
         match self {
             KnownPattern::R50k => "r50k",
@@ -66,6 +90,7 @@ impl KnownPattern {
             KnownPattern::O200k => "o200k",
             KnownPattern::Llama3 => "llama3",
             KnownPattern::Qwen2 => "qwen2",
+            KnownPattern::DeepSeekV3 => "deepseek_v3",
         }
     }
 
@@ -82,6 +107,7 @@ impl KnownPattern {
             KnownPattern::O200k => o200k(t, b, pos),
             KnownPattern::Llama3 => cl100k_like::<true, false>(t, b, pos),
             KnownPattern::Qwen2 => cl100k_like::<true, true>(t, b, pos),
+            KnownPattern::DeepSeekV3 => deepseek_v3(t, b, pos),
         }
     }
 }
@@ -553,4 +579,412 @@ fn run_nl_slash(b: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+// ---------------------------------------------------------------------------------------------
+// DeepSeek V3: three `Isolated` splits in sequence. Each split's pieces are the matches of its
+// regex (`find_iter`) and the runs of text between them; each split runs inside each piece of
+// the one before.
+//   D  \p{N}{1,3}
+//   K  [\u4E00-\u9FA5\u3040-\u309F\u30A0-\u30FF]+
+//   M  A1 [!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+   A2 [^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+
+//      A3  ?[\p{P}\p{S}]+[\r\n]*   A4 \s*[\r\n]+   A5 \s+(?!\S)   A6 \s+
+//
+// After D and K the text is cut into segments: digit groups (a maximal N run cut in threes from
+// its start), K runs (K chars are never N), and the text between them (no N, no K char). M
+// matches nothing in a digit group (each alternative needs an L, M, P, S or `\s` char, and N
+// is none of these), so a group is one piece. In the other segments M's pieces are its matches
+// and the runs between them. M has no look-behind, so its match at `p` depends only on the text
+// from `p` to the end of the segment, which is the first "wall" char (N or K for the text
+// between, any non-K char for a K run) or the end of the text. The piece starting at `pos`
+// (always a piece boundary, so the start of a digit group when the char is N) is thus found
+// from `pos` alone, scanning no further than the segment's first wall.
+// ---------------------------------------------------------------------------------------------
+
+/// Flag of a char outside the current segment (`ds_cls`); no class flag is set with it.
+const WALL: u16 = 1 << 8;
+/// `[\p{L}\p{M}]`.
+const DS_LM: u16 = (CL_L | CL_M) as u16;
+/// `[\p{P}\p{S}]`.
+const DS_PS: u16 = CL_PS as u16;
+/// A char that starts an M match by itself: L, M, P, S or `\s`.
+const DS_STARTS: u16 = (CL_L | CL_M | CL_PS | CL_S) as u16;
+/// A char in these classes is not in A2's optional first class `[^\r\n\p{L}\p{P}\p{S}]`.
+const DS_NOT_PREFIX: u16 = (CL_L | CL_PS | CL_NL) as u16;
+
+/// True for the code points of K: U+4E00..=U+9FA5, U+3040..=U+309F and U+30A0..=U+30FF.
+#[inline(always)]
+fn is_ds_cjk(cp: u32) -> bool {
+    (0x3040..=0x30FF).contains(&cp) || (0x4E00..=0x9FA5).contains(&cp)
+}
+
+/// Class flags and byte length of the char at `i`, seen from inside a K run (`IN_K`) or from
+/// the text between: `WALL` alone for a char outside the segment, and `(WALL, 0)` at the end
+/// of the text.
+#[inline(always)]
+fn ds_cls<const IN_K: bool>(t: &Tables, b: &[u8], i: usize) -> (u16, usize) {
+    let Some(&c) = b.get(i) else { return (WALL, 0) };
+    if c < 0x80 {
+        if IN_K {
+            return (WALL, 1);
+        }
+        let k = t.latin1[c as usize];
+        return (if k & CL_N != 0 { WALL } else { k as u16 }, 1);
+    }
+    let (cp, l) = decode(b, i);
+    let k = t.class(cp);
+    let wall = if IN_K { !is_ds_cjk(cp) } else { k & CL_N != 0 || is_ds_cjk(cp) };
+    (if wall { WALL } else { k as u16 }, l)
+}
+
+/// End of the run of chars from `i` that are in the segment and in one of `mask`'s classes.
+#[inline(always)]
+fn ds_run<const IN_K: bool>(t: &Tables, b: &[u8], mut i: usize, mask: u16) -> usize {
+    loop {
+        // ASCII letters are L and never walls outside K runs: the common case in one test.
+        if !IN_K && mask & DS_LM != 0 {
+            while i < b.len() && b[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+        }
+        let (k, l) = ds_cls::<IN_K>(t, b, i);
+        if k & mask == 0 {
+            return i;
+        }
+        i += l;
+    }
+}
+
+/// End of the `[A-Za-z]*` run at `i`.
+#[inline(always)]
+fn ascii_letters_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && b[i].is_ascii_alphabetic() {
+        i += 1;
+    }
+    i
+}
+
+fn deepseek_v3(t: &Tables, b: &[u8], pos: usize) -> usize {
+    let c0 = b[pos];
+    if c0 < 0x80 {
+        // ASCII is never K. Fast paths of the text between: A1, and A2 on ASCII letters
+        // (optionally after a space, A1 failing since a space is not in its first class).
+        if c0.is_ascii_alphabetic() {
+            return ds_run::<false>(t, b, pos + 1, DS_LM);
+        }
+        if b.get(pos + 1).is_some_and(u8::is_ascii_alphabetic) {
+            if c0.is_ascii_punctuation() {
+                return ascii_letters_end(b, pos + 2);
+            }
+            if c0 == b' ' {
+                return ds_run::<false>(t, b, pos + 2, DS_LM);
+            }
+        }
+        if c0.is_ascii_digit() {
+            return ds_digits(t, b, pos);
+        }
+        return ds_segment::<false>(t, b, pos);
+    }
+    let (cp, _) = decode(b, pos);
+    if t.class(cp) & CL_N != 0 {
+        ds_digits(t, b, pos)
+    } else if is_ds_cjk(cp) {
+        ds_segment::<true>(t, b, pos)
+    } else {
+        ds_segment::<false>(t, b, pos)
+    }
+}
+
+/// D: end of the digit group (up to three N chars) starting at `pos`.
+#[inline(always)]
+fn ds_digits(t: &Tables, b: &[u8], pos: usize) -> usize {
+    let mut e = pos;
+    for _ in 0..3 {
+        if e >= b.len() {
+            break;
+        }
+        let (k, l) = cls(t, b, e);
+        if k & CL_N == 0 {
+            break;
+        }
+        e += l;
+    }
+    e
+}
+
+/// M's piece at `pos` inside a K run (`IN_K`) or the text between (the char at `pos` is in
+/// the segment).
+fn ds_segment<const IN_K: bool>(t: &Tables, b: &[u8], pos: usize) -> usize {
+    let (k0, l0) = ds_cls::<IN_K>(t, b, pos);
+    debug_assert!(k0 != WALL);
+    let p1 = pos + l0;
+    let (k1, l1) = ds_cls::<IN_K>(t, b, p1);
+    // A1 (ASCII only, so never inside a K run).
+    if !IN_K && b[pos].is_ascii_punctuation() && b.get(p1).is_some_and(u8::is_ascii_alphabetic) {
+        return ascii_letters_end(b, p1 + 1);
+    }
+    // A2: taking the optional char first. A char in L or M matches `[\p{L}\p{M}]+` itself
+    // (an M char may also be the optional one: the same end either way).
+    if k0 & DS_LM != 0 {
+        return ds_run::<IN_K>(t, b, p1, DS_LM);
+    }
+    if k0 & DS_NOT_PREFIX == 0 && k1 & DS_LM != 0 {
+        return ds_run::<IN_K>(t, b, p1 + l1, DS_LM);
+    }
+    // A3: nothing after the greedy runs can fail, so nothing is given back. A K run holds no
+    // `\r`/`\n` (they end it).
+    let ps = if b[pos] == b' ' && k1 & DS_PS != 0 {
+        p1 + l1
+    } else if k0 & DS_PS != 0 {
+        p1
+    } else {
+        NONE
+    };
+    if ps != NONE {
+        let e = ds_run::<IN_K>(t, b, ps, DS_PS);
+        return if IN_K { e } else { run_nl(b, e) };
+    }
+    // A4-A6 (whitespace is never K, so only between K runs; nor N, so the run stays inside
+    // the segment).
+    if !IN_K && k0 & CL_S as u16 != 0 {
+        let (r, last_nl, last) = ws_run(t, b, pos);
+        if last_nl != NONE {
+            // A4: `\s*` backs off to the last `\r`/`\n` of the run.
+            return last_nl + 1;
+        }
+        if ds_cls::<IN_K>(t, b, r).0 == WALL {
+            // A5 at the end of the segment: nothing follows, so `(?!\S)` holds.
+            return r;
+        }
+        if last > pos {
+            // A5: give back the last char of the run.
+            return last;
+        }
+        // A6: a single whitespace char followed by a non-space.
+        return r;
+    }
+    // No match starts at `pos` (a char in none of L, M, P, S, `\s`, not followed by L or M):
+    // the piece runs to where the next match starts, or to the end of the segment.
+    let (mut i, mut k, mut l) = (p1, k1, l1);
+    loop {
+        if k == WALL || k & DS_STARTS != 0 {
+            return i;
+        }
+        let (kn, ln) = ds_cls::<IN_K>(t, b, i + l);
+        if kn & DS_LM != 0 {
+            // A2 with the char at `i` as its optional first char.
+            return i;
+        }
+        (i, k, l) = (i + l, kn, ln);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::patterns::DEEPSEEK_V3_SPLITS;
+    use super::super::Pretokenizer;
+    use super::*;
+
+    /// The specification of `DeepSeekV3`: the three `Isolated` splits run one after the other
+    /// with `fancy_regex` (whose Unicode classes are the tables', and Oniguruma's, see the
+    /// Python tests), each inside each piece of the one before.
+    fn reference(text: &str) -> Vec<&str> {
+        static RES: std::sync::OnceLock<Vec<fancy_regex::Regex>> = std::sync::OnceLock::new();
+        let res = RES.get_or_init(|| DEEPSEEK_V3_SPLITS.iter().map(|p| fancy_regex::Regex::new(p).unwrap()).collect());
+        let mut pieces = vec![(0, text.len())];
+        for re in res {
+            let mut next = Vec::new();
+            for (s, e) in pieces {
+                let mut prev = s;
+                for m in re.find_iter(&text[s..e]) {
+                    let m = m.unwrap();
+                    let (ms, me) = (s + m.start(), s + m.end());
+                    if ms > prev {
+                        next.push((prev, ms));
+                    }
+                    if me > ms {
+                        next.push((ms, me));
+                    }
+                    prev = me;
+                }
+                if e > prev {
+                    next.push((prev, e));
+                }
+            }
+            pieces = next;
+        }
+        pieces.into_iter().map(|(s, e)| &text[s..e]).collect()
+    }
+
+    fn pieces(text: &str) -> Vec<&str> {
+        let p = Pretokenizer::Fast(KnownPattern::DeepSeekV3);
+        p.split(text).unwrap().into_iter().map(|(s, e)| &text[s..e]).collect()
+    }
+
+    #[test]
+    fn deepseek_v3_expected_pieces() {
+        let cases: &[(&str, &[&str])] = &[
+            ("", &[]),
+            ("Hello world", &["Hello", " world"]),
+            ("Hello  world ", &["Hello", " ", " world", " "]),
+            ("I'm don't 'S", &["I", "'m", " don", "'t", " '", "S"]),
+            ("$Hello (x) -Wörter a-Wörter", &["$Hello", " (", "x", ")", " -", "Wörter", " a", "-W", "örter"]),
+            ("1234567 x12y", &["123", "456", "7", " x", "12", "y"]),
+            ("３.１４１５", &["３", ".", "１４１", "５"]),
+            ("²①Ⅳ٣𝟙x", &["²①Ⅳ", "٣𝟙", "x"]),
+            ("日本語のテキストです。東京", &["日本語のテキストです", "。", "東京"]),
+            ("ア・イ゛ー", &["ア", "・", "イ", "゛", "ー"]),
+            ("中文abc中", &["中文", "abc", "中"]),
+            ("abc 中", &["abc", " ", "中"]),
+            ("한국어 텍스트", &["한국어", " 텍스트"]),
+            ("龥龦", &["龥", "龦"]),
+            ("\u{3040}\u{3041}\u{3097}", &["\u{3040}\u{3041}", "\u{3097}"]),
+            ("e\u{301} \u{301}a", &["e\u{301}", " \u{301}a"]),
+            ("\u{0}\u{0}nul\u{0}", &["\u{0}", "\u{0}nul", "\u{0}"]),
+            ("a\u{200d}\u{200d}\u{e000}", &["a", "\u{200d}\u{200d}\u{e000}"]),
+            ("line\r\n\r\n  next\n", &["line", "\r\n\r\n", " ", " next", "\n"]),
+            ("x  \n\t y", &["x", "  \n", "\t", " y"]),
+            ("...!\n\nok", &["...!\n\n", "ok"]),
+            (" ?? \u{a0}word\u{3000}", &[" ??", " ", "\u{a0}word", "\u{3000}"]),
+            ("😀👍🏽 hi", &["😀👍🏽", " hi"]),
+            ("a 1", &["a", " ", "1"]),
+            ("\u{2028}x\u{85}", &["\u{2028}x", "\u{85}"]),
+        ];
+        for (text, want) in cases {
+            assert_eq!(reference(text), *want, "reference on {text:?}");
+            assert_eq!(pieces(text), *want, "matcher on {text:?}");
+        }
+    }
+
+    /// Characters from every class the splits look at, and their boundaries: letters (ASCII,
+    /// Latin-1, Hangul, CJK in and just outside the ranges, kana, Lm), marks (Mn, Mc, Me, in
+    /// and outside kana), numbers (Nd, Nl, No; ASCII, fullwidth, 4-byte), punctuation and
+    /// symbols (ASCII, kana ones, emoji), whitespace (including NEL, NBSP, U+2028, ideographic
+    /// space), controls, format chars, private use and unassigned code points.
+    const POOL: &[char] = &[
+        'a',
+        'Z',
+        'q',
+        'é',
+        'ß',
+        'Ж',
+        '한',
+        'ǅ',
+        'ʰ',
+        '一',
+        '龥',
+        '\u{9FA6}',
+        '\u{4DFF}',
+        '〇',
+        '々',
+        'ぁ',
+        'ア',
+        'ー',
+        'ゝ',
+        'ヿ',
+        'ゟ',
+        '\u{3040}',
+        '\u{3097}',
+        '\u{3099}',
+        '\u{309B}',
+        '゠',
+        '・',
+        '\u{3100}',
+        '\u{303F}',
+        '\u{301}',
+        '\u{93F}',
+        '\u{20DD}',
+        '0',
+        '7',
+        '９',
+        '²',
+        '①',
+        'Ⅳ',
+        '٣',
+        '𝟙',
+        '!',
+        '\'',
+        '-',
+        '.',
+        '$',
+        '^',
+        '`',
+        '~',
+        '\\',
+        '[',
+        ']',
+        '。',
+        '「',
+        '！',
+        '€',
+        '😀',
+        '\u{1F3FD}',
+        ' ',
+        ' ',
+        ' ',
+        '\t',
+        '\r',
+        '\n',
+        '\u{b}',
+        '\u{85}',
+        '\u{a0}',
+        '\u{2028}',
+        '\u{2029}',
+        '\u{3000}',
+        '\u{0}',
+        '\u{1c}',
+        '\u{200b}',
+        '\u{200d}',
+        '\u{feff}',
+        '\u{e000}',
+        '\u{378}',
+        '\u{10FFFF}',
+    ];
+
+    #[test]
+    fn deepseek_v3_matches_the_three_splits_on_random_text() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let n = if cfg!(debug_assertions) { 20_000 } else { 200_000 };
+        for _ in 0..n {
+            let len = (next() % 24) as usize;
+            // Runs of one char now and then, so digit runs and whitespace runs get long.
+            let mut text = String::new();
+            while text.chars().count() < len {
+                let c = POOL[(next() % POOL.len() as u64) as usize];
+                for _ in 0..if next() % 5 == 0 { 1 + next() % 5 } else { 1 } {
+                    text.push(c);
+                }
+            }
+            let whole = pieces(&text);
+            assert_eq!(whole, reference(&text), "{text:?}");
+            // `cuts`' rule B (an ASCII letter, then a space, tab, CR or LF) holds here too: the
+            // parallel encoder may cut there.
+            let b = text.as_bytes();
+            for i in 1..b.len() {
+                if b[i - 1].is_ascii_alphabetic() && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n') {
+                    let mut parts = pieces(&text[..i]);
+                    parts.extend(pieces(&text[i..]));
+                    assert_eq!(parts, whole, "{text:?} cut at {i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn deepseek_v3_is_no_single_pattern() {
+        for p in DEEPSEEK_V3_SPLITS {
+            assert_eq!(KnownPattern::from_pattern(p), None);
+        }
+        assert_eq!(KnownPattern::DeepSeekV3.name(), "deepseek_v3");
+        for k in KnownPattern::ALL {
+            assert_eq!(KnownPattern::from_name(k.name()), Some(k));
+        }
+        assert_eq!(KnownPattern::from_name("regex"), None);
+    }
 }

@@ -7,7 +7,7 @@
 //! `_core.known_patterns()`.
 //!
 //! It also holds the split patterns of common Hugging Face `tokenizer.json` files (Llama 3,
-//! Qwen2) and the Hugging Face spellings of the tiktoken patterns that our exporter writes, so
+//! Qwen2, and DeepSeek V3's sequence of three splits) and the Hugging Face spellings of the tiktoken patterns that our exporter writes, so
 //! that those files run on the hand-written matchers too.
 //!
 //! What it does not do: compile or match anything (`Pretokenizer`, `fast`), or name encodings
@@ -43,6 +43,17 @@ pub const LLAMA3_PAT: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p
 /// Qwen2 / Qwen2.5 / Qwen3 split pattern: `LLAMA3_PAT` with one digit per piece.
 pub const QWEN2_PAT: &str =
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+/// DeepSeek V3 / R1 `tokenizer.json`: the first of the three `Isolated` splits of its
+/// pre-tokenizer (`pre_tokenizer.pretokenizers[0..3]`): runs of up to three digits.
+pub const DEEPSEEK_V3_DIGITS_PAT: &str = "\\p{N}{1,3}";
+/// DeepSeek V3's second split: runs of CJK ideographs (U+4E00..U+9FA5 only), hiragana and
+/// katakana (U+3040..U+30FF), spelled with the characters themselves as in the file.
+pub const DEEPSEEK_V3_CJK_PAT: &str = "[\u{4E00}-\u{9FA5}\u{3040}-\u{309F}\u{30A0}-\u{30FF}]+";
+/// DeepSeek V3's third split. Written exactly as the JSON string literal of the file (the
+/// `\r\n` in its classes are the control characters themselves, not escapes).
+pub const DEEPSEEK_V3_MAIN_PAT: &str = "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+";
+/// DeepSeek V3's three splits, in order (all `Isolated`, not inverted).
+pub const DEEPSEEK_V3_SPLITS: [&str; 3] = [DEEPSEEK_V3_DIGITS_PAT, DEEPSEEK_V3_CJK_PAT, DEEPSEEK_V3_MAIN_PAT];
 /// `R50K_PAT` as our Hugging Face exporter writes it (`python/tokenmill/formats/hf_regex.py`:
 /// possessive quantifiers as atomic groups, `$` as `\z`); the same regex, token for token.
 pub const R50K_HF_PAT: &str =

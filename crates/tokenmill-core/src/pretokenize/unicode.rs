@@ -2,9 +2,12 @@
 //!
 //! Exactness first: the tables are not hand-maintained. They are built once, at first use, from
 //! `regex-syntax` itself (the parser behind `fancy_regex` and `regex`), by parsing exactly the
-//! classes the known patterns use (`\p{L}`, `\p{N}`, `\s`, and o200k's two letter-case classes)
-//! and reading back their code-point ranges. So the hand-written matchers and the regex engine
-//! agree on every code point by construction, whatever Unicode version `regex-syntax` ships.
+//! classes the known patterns use (`\p{L}`, `\p{N}`, `\s`, o200k's two letter-case classes,
+//! and DeepSeek V3's `\p{M}` and `[\p{P}\p{S}]`) and reading back their code-point ranges. So
+//! the hand-written matchers and the regex engine agree on every code point by construction,
+//! whatever Unicode version `regex-syntax` ships. (Hugging Face runs its regexes on Oniguruma,
+//! whose tables are its own; the Python tests check that both give the same sets for these
+//! classes, `tests/test_hf_deepseek.py`.)
 //!
 //! Layout: one `u8` bitmask of `CL_*` flags per code point, stored as a two-level table (256
 //! code points per block, identical blocks shared; under 50 KB in all). Code points below 256
@@ -28,16 +31,22 @@ pub const CL_U: u8 = 1 << 3;
 pub const CL_W: u8 = 1 << 4;
 /// `[\r\n]` (only U+000D and U+000A).
 pub const CL_NL: u8 = 1 << 5;
+/// `\p{M}`: a mark (Mn, Mc, Me).
+pub const CL_M: u8 = 1 << 6;
+/// `[\p{P}\p{S}]`: punctuation or symbol (DeepSeek V3 only uses the two together).
+pub const CL_PS: u8 = 1 << 7;
 
 /// The class expressions the tables are built from, with the flag each one sets.
 /// (Public so tests can check the tables against `regex-syntax` independently.)
-pub const CLASS_SOURCES: [(&str, u8); 6] = [
+pub const CLASS_SOURCES: [(&str, u8); 8] = [
     (r"\p{L}", CL_L),
     (r"\p{N}", CL_N),
     (r"\s", CL_S),
     (r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]", CL_U),
     (r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]", CL_W),
     (r"[\r\n]", CL_NL),
+    (r"\p{M}", CL_M),
+    (r"[\p{P}\p{S}]", CL_PS),
 ];
 
 const BLOCK_BITS: u32 = 8;
