@@ -204,8 +204,35 @@ pub(crate) fn encode(table: &CharTable, lm: &LinMax, model: &WordPiece, text: &s
         mark: 0,
         chars: 0,
     };
-    for c in text.chars() {
-        let cl = table.class(c);
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let cl = if b < 0x80 {
+            let cl = &table.ascii[b as usize];
+            if cl.kind == Kind::Word {
+                // A run of ASCII word characters: the hot loop (one table read and one trie
+                // step per byte).
+                w.byte(cl.bytes[0], ids);
+                let mut j = i + 1;
+                while let Some(&b) = bytes.get(j) {
+                    let cl = &table.ascii[(b & 0x7F) as usize];
+                    if b >= 0x80 || cl.kind != Kind::Word {
+                        break;
+                    }
+                    w.byte(cl.bytes[0], ids);
+                    j += 1;
+                }
+                w.chars += j - i;
+                i = j;
+                continue;
+            }
+            i += 1;
+            *cl
+        } else {
+            let Some(c) = text.get(i..).and_then(|t| t.chars().next()) else { break };
+            i += c.len_utf8();
+            table.class(c)
+        };
         match cl.kind {
             Kind::Word => {
                 for &b in &cl.bytes[..cl.len as usize] {

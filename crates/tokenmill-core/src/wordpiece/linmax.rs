@@ -16,7 +16,8 @@
 //!
 //! Bytes, not characters: a token is valid UTF-8, so no node inside a character spells a
 //! token, and every pop ends on a character boundary; each pop carries its length in characters
-//! for offsets. The trie is a double array (`base`/`check`): one step is two array reads.
+//! for offsets. The trie is a double array: one step reads one (base, check) pair, and a pop
+//! of a single token (the common case) reads one node record, so each is one cache line.
 //!
 //! Why a budget: `pops` lists can add up to (nodes x depth) in contrived vocabularies (a long
 //! token whose every prefix is not one, over single-character tokens); past `POP_BUDGET` the
@@ -32,13 +33,11 @@ const POP_BUDGET_FLOOR: usize = 1 << 20;
 /// The trie with failure links and pops, in double-array form. Immutable.
 #[derive(Debug, Clone)]
 pub(crate) struct LinMax {
-    /// Child of position p by byte b: `base[p] + b`, if `check` there is p.
-    base: Vec<u32>,
-    check: Vec<u32>,
-    fail: Vec<u32>,
-    /// Per position, the range of its failure pops in `items`.
-    pop_start: Vec<u32>,
-    pop_len: Vec<u32>,
+    /// Per position (base, check): the child of position p by byte b is `base(p) + b`, if
+    /// `check` there is p.
+    units: Vec<[u32; 2]>,
+    /// Per position [failure link, start of its pops in `items`, number of pops, first pop's id].
+    info: Vec<[u32; 4]>,
     /// (token id, length in characters of the piece it covers).
     items: Vec<(u32, u32)>,
     pub(crate) root: u32,
@@ -230,20 +229,17 @@ impl LinMax {
         }
         let len = free.high_water() + 256;
         let mut lm = LinMax {
-            base: vec![0; len],
-            check: vec![NONE; len],
-            fail: vec![NONE; len],
-            pop_start: vec![0; len],
-            pop_len: vec![0; len],
+            units: vec![[0, NONE]; len],
+            info: vec![[NONE, 0, 0, NONE]; len],
             items: Vec::new(),
             root: 0,
             cont: 1,
         };
         for &u in &order {
             let p = pos[u as usize] as usize;
-            lm.base[p] = base_of[u as usize];
+            lm.units[p][0] = base_of[u as usize];
             for (_, v) in t.children(u) {
-                lm.check[pos[v as usize] as usize] = p as u32;
+                lm.units[pos[v as usize] as usize][1] = p as u32;
             }
         }
         // Failure links and pops (module docstring), on the double array.
@@ -254,27 +250,23 @@ impl LinMax {
                 let pv = pos[v as usize] as usize;
                 let (id, chars) = t.token[v as usize];
                 if id != NONE {
-                    lm.pop_start[pv] = lm.items.len() as u32;
-                    lm.pop_len[pv] = 1;
+                    lm.info[pv] = [lm.cont, lm.items.len() as u32, 1, id];
                     lm.items.push((id, chars));
-                    lm.fail[pv] = lm.cont;
                     continue;
                 }
                 let start = lm.items.len();
-                let (s, l) = (lm.pop_start[pu as usize] as usize, lm.pop_len[pu as usize] as usize);
-                lm.items.extend_from_within(s..s + l);
-                let mut z = lm.fail[pu as usize];
+                let [mut z, s, l, _] = lm.info[pu as usize];
+                lm.items.extend_from_within(s as usize..(s + l) as usize);
                 while z != NONE && lm.step(z, c) == NONE {
-                    let (s, l) = (lm.pop_start[z as usize] as usize, lm.pop_len[z as usize] as usize);
-                    lm.items.extend_from_within(s..s + l);
-                    z = lm.fail[z as usize];
+                    let [f, s, l, _] = lm.info[z as usize];
+                    lm.items.extend_from_within(s as usize..(s + l) as usize);
+                    z = f;
                 }
                 if z == NONE {
                     lm.items.truncate(start); // an unknown word: no pops needed
                 } else {
-                    lm.fail[pv] = lm.step(z, c);
-                    lm.pop_start[pv] = start as u32;
-                    lm.pop_len[pv] = (lm.items.len() - start) as u32;
+                    let first = lm.items.get(start).map_or(NONE, |&(id, _)| id);
+                    lm.info[pv] = [lm.step(z, c), start as u32, (lm.items.len() - start) as u32, first];
                 }
                 if lm.items.len() > budget {
                     return None;
@@ -287,9 +279,9 @@ impl LinMax {
     /// The child of position `p` by byte `b`, or NONE.
     #[inline(always)]
     pub(crate) fn step(&self, p: u32, b: u8) -> u32 {
-        let t = self.base.get(p as usize).map_or(NONE, |&x| x.wrapping_add(b as u32));
-        match self.check.get(t as usize) {
-            Some(&c) if c == p => t,
+        let t = self.units.get(p as usize).map_or(NONE, |u| u[0].wrapping_add(b as u32));
+        match self.units.get(t as usize) {
+            Some(u) if u[1] == p => t,
             _ => NONE,
         }
     }
@@ -304,12 +296,11 @@ impl LinMax {
         mut spans: Option<&mut Vec<(u32, u32)>>,
         chars: &mut u32,
     ) -> u32 {
-        let f = self.fail.get(p as usize).copied().unwrap_or(NONE);
+        let Some(&[f, s, l, _]) = self.info.get(p as usize) else { return NONE };
         if f == NONE {
             return NONE;
         }
-        let (s, l) = (self.pop_start[p as usize] as usize, self.pop_len[p as usize] as usize);
-        for &(id, n) in self.items.get(s..s + l).unwrap_or(&[]) {
+        for &(id, n) in self.items.get(s as usize..(s + l) as usize).unwrap_or(&[]) {
             ids.push(id);
             if let Some(sp) = spans.as_deref_mut() {
                 sp.push((*chars, *chars + n));
@@ -329,19 +320,18 @@ impl LinMax {
                 return None;
             }
         }
-        let i = p as usize;
-        (p != self.root && self.fail[i] == self.cont && self.pop_len[i] == 1)
-            .then(|| self.items.get(self.pop_start[i] as usize).map(|&(id, _)| id))
-            .flatten()
+        let [f, _, l, id] = *self.info.get(p as usize)?;
+        (p != self.root && f == self.cont && l == 1).then_some(id)
     }
 
     /// `pop` for the ids-only path: no spans, no character count.
     #[inline(always)]
     pub(crate) fn pop_ids(&self, p: u32, ids: &mut Vec<u32>) -> u32 {
-        let f = self.fail.get(p as usize).copied().unwrap_or(NONE);
-        if f != NONE {
-            let (s, l) = (self.pop_start[p as usize] as usize, self.pop_len[p as usize] as usize);
-            ids.extend(self.items.get(s..s + l).unwrap_or(&[]).iter().map(|&(id, _)| id));
+        let Some(&[f, s, l, first]) = self.info.get(p as usize) else { return NONE };
+        if l == 1 {
+            ids.push(first);
+        } else if f != NONE {
+            ids.extend(self.items.get(s as usize..(s + l) as usize).unwrap_or(&[]).iter().map(|&(id, _)| id));
         }
         f
     }
@@ -388,7 +378,7 @@ impl LinMax {
     /// Positions in the double array (for tests and sizing).
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.base.len()
+        self.units.len()
     }
 }
 
