@@ -115,39 +115,48 @@ impl Fast {
         if !bpe.is_plain() {
             return Ok(None);
         }
-        // Token bytes by id, starting from the 256 byte characters.
-        let mut bytes_of: rustc_hash::FxHashMap<u32, Vec<u8>> = rustc_hash::FxHashMap::default();
-        let mut mergeable: Vec<(Vec<u8>, u32)> = Vec::with_capacity(model.vocab_size());
+        // Token bytes by id, starting from the 256 byte characters: spans of one arena (no
+        // allocation per token).
+        let mut arena: Vec<u8> = Vec::with_capacity(8 * model.vocab_size());
+        let mut span_of: rustc_hash::FxHashMap<u32, (u32, u32)> = rustc_hash::FxHashMap::default();
+        span_of.reserve(model.vocab_size());
+        let mut byte_id = [0u32; 256];
         for b in 0..=255u8 {
             let mut buf = [0u8; 4];
             let Some(id) = model.token_to_id(BYTE_TO_CHAR[b as usize].encode_utf8(&mut buf)) else {
                 return Ok(None);
             };
-            if bytes_of.insert(id, vec![b]).is_some() {
+            if span_of.insert(id, (arena.len() as u32, 1)).is_some() {
                 return Ok(None);
             }
-            mergeable.push((vec![b], id));
+            arena.push(b);
+            byte_id[b as usize] = id;
         }
         let mut last: Option<u32> = None;
         let mut made = Vec::new();
         for (a, b, id) in bpe.merges_in_rank_order() {
-            if last.is_some_and(|l| id <= l) || bytes_of.contains_key(&id) {
+            if last.is_some_and(|l| id <= l) || span_of.contains_key(&id) {
                 return Ok(None); // ids not growing with the rank, or a token made twice
             }
-            let (Some(x), Some(y)) = (bytes_of.get(&a), bytes_of.get(&b)) else { return Ok(None) };
-            let t = [x.as_slice(), y.as_slice()].concat();
-            bytes_of.insert(id, t.clone());
-            mergeable.push((t, id));
+            let (Some(&(xs, xl)), Some(&(ys, yl))) = (span_of.get(&a), span_of.get(&b)) else { return Ok(None) };
+            let start = arena.len();
+            if start.checked_add(xl as usize + yl as usize).is_none_or(|end| end > u32::MAX as usize) {
+                return Ok(None);
+            }
+            arena.extend_from_within(xs as usize..(xs + xl) as usize);
+            arena.extend_from_within(ys as usize..(ys + yl) as usize);
+            span_of.insert(id, (start as u32, xl + yl));
             made.push(id);
             last = Some(id);
         }
+        let bytes_of = |id: u32| span_of.get(&id).map(|&(s, l)| &arena[s as usize..(s + l) as usize]);
         // With `ignore_merges`, a whole piece that is a token no merge makes is that token: the
         // engine never gives it. That is only safe when each such token is an added token (the
         // split finds it first), and is handled per call when one is encoded as text.
         let mut whole_only = Vec::new();
-        if bpe.ignores_merges() && model.vocab_size() > mergeable.len() {
+        if bpe.ignores_merges() && model.vocab_size() > span_of.len() {
             for (token, id) in model.vocab() {
-                if bytes_of.contains_key(&id) {
+                if span_of.contains_key(&id) {
                     continue;
                 }
                 if added.token_to_id(&token) != Some(id) {
@@ -156,34 +165,42 @@ impl Fast {
                 whole_only.push(id);
             }
         }
-        // Each made token must come back whole from its own characters, merged HF's way. The
-        // check (about a microsecond per token) runs on two threads while a third builds the
-        // engine's vocabulary: loading stays as fast as HF's for 200k-token files.
+        let mut mergeable: Vec<(Vec<u8>, u32)> = Vec::with_capacity(256 + made.len());
+        mergeable.extend(byte_id.iter().zip(0..=255u8).map(|(&id, b)| (vec![b], id)));
+        for &id in &made {
+            mergeable.push((bytes_of(id).unwrap_or_default().to_vec(), id));
+        }
+        // Each made token must come back whole from its own characters, merged HF's way
+        // (`Bpe::tokenize`, which with `ignore_merges` returns a token as itself at once). The
+        // characters of a made token are byte characters (the merges built it from them), so
+        // its symbols start as the bytes' ids; `merged_whole` then runs HF's merge loop on
+        // them. The check runs on two threads while this one builds the engine's vocabulary.
         let half = made.len() / 2;
         let (first, second) = made.split_at(half);
-        let whole = |ids: &[u32]| -> Result<bool, CoreError> {
-            let mut toks = Vec::new();
-            for &id in ids {
-                let Some(s) = model.id_to_token(id) else { return Ok(false) };
-                toks.clear();
-                model.tokenize(s, &mut toks)?;
-                if toks.len() != 1 || toks[0].id != id {
-                    return Ok(false);
-                }
-            }
-            Ok(true)
+        let pairs = (!bpe.ignores_merges()).then(|| BytePairs::new(&byte_id, bpe));
+        let whole = |ids: &[u32]| -> bool {
+            let Some(pairs) = &pairs else {
+                return ids.iter().all(|&id| model.id_to_token(id).is_some());
+            };
+            let mut syms = Vec::new();
+            let mut ranks = Vec::new();
+            ids.iter().all(|&id| {
+                model.id_to_token(id).is_some()
+                    && bytes_of(id).is_some_and(|b| merged_whole(b, pairs, bpe, id, &mut syms, &mut ranks))
+            })
         };
         let name = format!("hf:{}", re.name());
         let (ok1, ok2, bpe) = std::thread::scope(|sc| {
             let h1 = sc.spawn(|| whole(first));
             let h2 = sc.spawn(|| whole(second));
             let bpe = CoreBpe::from_parts(mergeable, Vec::new(), re.clone(), name);
-            let join = |h: std::thread::ScopedJoinHandle<'_, Result<bool, CoreError>>| {
-                h.join().unwrap_or_else(|_| Err(CoreError::Internal("a load thread panicked".into())))
+            let join = |h: std::thread::ScopedJoinHandle<'_, bool>| {
+                h.join().map_err(|_| CoreError::Internal("a load thread panicked".into()))
             };
             (join(h1), join(h2), bpe)
         });
-        if !(ok1? && ok2?) {
+        let ok = ok1.and_then(|a| ok2.map(|b| a && b));
+        if !ok? {
             return Ok(None);
         }
         let bpe = bpe?;
@@ -208,6 +225,109 @@ impl Fast {
         match self {
             Fast::Bpe { bpe, .. } => bpe.pretokenizer.name(),
             Fast::Bert(_) => "bert",
+        }
+    }
+}
+
+/// No merge: the rank and id of a pair that does not merge.
+const NO_MERGE: (u32, u32) = (u32::MAX, u32::MAX);
+
+/// The merge of each pair of bytes' tokens, by `(first byte << 8) | second byte`: the first
+/// round of `merged_whole` without a hash lookup.
+struct BytePairs {
+    ids: [u32; 256],
+    merges: Vec<(u32, u32)>,
+}
+
+impl BytePairs {
+    fn new(ids: &[u32; 256], bpe: &super::models::Bpe) -> Self {
+        let merges = (0..1usize << 16).map(|k| bpe.merge_of(ids[k >> 8], ids[k & 255]).unwrap_or(NO_MERGE)).collect();
+        BytePairs { ids: *ids, merges }
+    }
+}
+
+/// True when HF's merge loop (`Bpe::merge_all`) on the byte tokens of `bytes` ends in the one
+/// token `want`. The loop applies the adjacent pair of lowest merge rank, leftmost first; as
+/// every merge makes its own token (checked before), a rank names one pair, and scanning the
+/// current pairs for that minimum is exactly what HF's heap pops (its stale entries are the
+/// pairs no longer present). Tokens are short, so a scan beats a heap.
+fn merged_whole(
+    bytes: &[u8],
+    pairs: &BytePairs,
+    bpe: &super::models::Bpe,
+    want: u32,
+    syms: &mut Vec<u32>,
+    ranks: &mut Vec<(u32, u32)>,
+) -> bool {
+    syms.clear();
+    syms.extend(bytes.iter().map(|&b| pairs.ids[b as usize]));
+    // ranks[i]: (rank, merged id) of the pair (syms[i], syms[i + 1]).
+    ranks.clear();
+    ranks.extend(bytes.windows(2).map(|w| pairs.merges[(w[0] as usize) << 8 | w[1] as usize]));
+    let pair = |syms: &[u32], i: usize| bpe.merge_of(syms[i], syms[i + 1]).unwrap_or(NO_MERGE);
+    while let Some((i, &(rank, id))) = ranks.iter().enumerate().min_by_key(|&(i, &(r, _))| (r, i)) {
+        if rank == u32::MAX {
+            break;
+        }
+        syms[i] = id;
+        syms.remove(i + 1);
+        ranks.remove(i);
+        if i < ranks.len() {
+            ranks[i] = pair(syms, i);
+        }
+        if i > 0 {
+            ranks[i - 1] = pair(syms, i - 1);
+        }
+    }
+    syms.len() == 1 && syms[0] == want
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Map, Value};
+
+    /// A byte-level BPE model: the 256 byte characters, then each merge's token in order.
+    fn model(merges: &[(&str, &str)]) -> Model {
+        let mut vocab = Map::new();
+        for (i, c) in BYTE_TO_CHAR.iter().enumerate() {
+            vocab.insert(c.to_string(), json!(i));
+        }
+        for (a, b) in merges {
+            let n = vocab.len();
+            vocab.entry(format!("{a}{b}")).or_insert(json!(n));
+        }
+        let merges: Vec<Value> = merges.iter().map(|(a, b)| json!([a, b])).collect();
+        Model::from_json(&json!({"type": "BPE", "vocab": vocab, "merges": merges}), "model").unwrap()
+    }
+
+    /// `merged_whole` agrees with HF's own loop (`Bpe::tokenize`) on every merged token.
+    #[test]
+    fn merged_whole_is_hf_merging() {
+        let cases: &[&[(&str, &str)]] = &[
+            &[("a", "b"), ("b", "c"), ("ab", "c"), ("c", "c"), ("abc", "cc")],
+            // "abc" = a + bc, but HF merges a b first: not rebuilt.
+            &[("a", "b"), ("b", "c"), ("a", "bc")],
+            &[("Ġ", "t"), ("h", "e"), ("Ġt", "he"), ("e", "e"), ("Ġthe", "e"), ("ee", "e")],
+        ];
+        for merges in cases {
+            let m = model(merges);
+            let Model::Bpe(bpe) = &m else { panic!("not BPE") };
+            let mut byte_id = [0u32; 256];
+            for (b, c) in BYTE_TO_CHAR.iter().enumerate() {
+                byte_id[b] = m.token_to_id(&c.to_string()).unwrap();
+            }
+            let pairs = BytePairs::new(&byte_id, bpe);
+            let (mut syms, mut ranks) = (Vec::new(), Vec::new());
+            for (a, b) in *merges {
+                let token = format!("{a}{b}");
+                let id = m.token_to_id(&token).unwrap();
+                let bytes: Vec<u8> = token.chars().map(|c| crate::hf::bytes::char_to_byte(c).unwrap()).collect();
+                let mut toks = Vec::new();
+                m.tokenize(&token, &mut toks).unwrap();
+                let hf = toks.len() == 1 && toks[0].id == id;
+                assert_eq!(merged_whole(&bytes, &pairs, bpe, id, &mut syms, &mut ranks), hf, "{token}");
+            }
         }
     }
 }
