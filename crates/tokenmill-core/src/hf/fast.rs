@@ -14,9 +14,10 @@
 //! the adjacent pair whose concatenation has the lowest id. These agree when (checked here,
 //! or no fast path) each merge makes a token no other merge makes, the ids of the tokens the
 //! merges make grow with the merge rank, and merging each such token's own bytes the HF way
-//! gives back that one token (the engine returns a piece that is a token as that token, HF
-//! does so only with `ignore_merges` or when the merges rebuild it; this check also catches a
-//! token made from a pair whose parts the merges never leave side by side). Tokens that no
+//! gives back that one token by the merges alone (the engine builds a token wherever its bytes
+//! allow, HF only where its merges rebuild it: `ignore_merges` spares whole pieces, not a
+//! token inside a longer piece; this check also catches a token made from a pair whose parts
+//! the merges never leave side by side). Tokens that no
 //! merge makes are left out of the engine's vocabulary (HF's merges never produce them); with
 //! `ignore_merges` HF could return such a token for a whole piece, so each must be an added
 //! token (found before the model) and a call that encodes one as text takes the full path. The tests compare
@@ -170,23 +171,20 @@ impl Fast {
         for &id in &made {
             mergeable.push((bytes_of(id).unwrap_or_default().to_vec(), id));
         }
-        // Each made token must come back whole from its own characters, merged HF's way
-        // (`Bpe::tokenize`, which with `ignore_merges` returns a token as itself at once). The
-        // characters of a made token are byte characters (the merges built it from them), so
-        // its symbols start as the bytes' ids; `merged_whole` then runs HF's merge loop on
-        // them. The check runs on two threads while this one builds the engine's vocabulary.
+        // Each made token must come back whole from its own characters by HF's merges alone:
+        // the engine may build it inside a longer piece, where HF merges (`ignore_merges` only
+        // spares whole pieces, so it does not excuse this). The characters of a made token are
+        // byte characters (the merges built it from them), so its symbols start as the bytes'
+        // ids; `merged_whole` then runs HF's merge loop on them. The check runs on two threads
+        // while this one builds the engine's vocabulary.
         let half = made.len() / 2;
         let (first, second) = made.split_at(half);
-        let pairs = (!bpe.ignores_merges()).then(|| BytePairs::new(&byte_id, bpe));
+        let pairs = BytePairs::new(&byte_id, bpe);
         let whole = |ids: &[u32]| -> bool {
-            let Some(pairs) = &pairs else {
-                return ids.iter().all(|&id| model.id_to_token(id).is_some());
-            };
-            let mut syms = Vec::new();
-            let mut ranks = Vec::new();
+            let (mut syms, mut ranks) = (Vec::new(), Vec::new());
             ids.iter().all(|&id| {
                 model.id_to_token(id).is_some()
-                    && bytes_of(id).is_some_and(|b| merged_whole(b, pairs, bpe, id, &mut syms, &mut ranks))
+                    && bytes_of(id).is_some_and(|b| merged_whole(b, &pairs, bpe, id, &mut syms, &mut ranks))
             })
         };
         let name = format!("hf:{}", re.name());
@@ -329,5 +327,23 @@ mod tests {
                 assert_eq!(merged_whole(&bytes, &pairs, bpe, id, &mut syms, &mut ranks), hf, "{token}");
             }
         }
+    }
+
+    /// With `ignore_merges`, a made token the merges do not rebuild ("abc" = a + bc, but HF
+    /// merges a b first) still rules the fast path out: inside "abcx" HF gives ab c x.
+    #[test]
+    fn ignore_merges_does_not_excuse_a_token_not_rebuilt() {
+        let m = model(&[("a", "b"), ("b", "c"), ("a", "bc")]);
+        let Model::Bpe(mut bpe) = m else { panic!("not BPE") };
+        bpe.set_ignore_merges_for_test(true);
+        let m = Model::Bpe(bpe);
+        let pre = PreTokenizer::from_json(
+            &json!({"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true}),
+            "pre_tokenizer",
+        )
+        .unwrap();
+        assert!(Fast::new(None, Some(&pre), &m, &AddedVocabulary::default()).unwrap().is_none());
+        let ok = model(&[("a", "b"), ("ab", "c")]);
+        assert!(Fast::new(None, Some(&pre), &ok, &AddedVocabulary::default()).unwrap().is_some());
     }
 }

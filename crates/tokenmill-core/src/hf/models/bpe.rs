@@ -137,6 +137,11 @@ impl Bpe {
         self.ignore_merges
     }
 
+    #[cfg(test)]
+    pub(crate) fn set_ignore_merges_for_test(&mut self, on: bool) {
+        self.ignore_merges = on;
+    }
+
     pub(super) fn from_json(o: Obj) -> Result<Self, CoreError> {
         o.only(&[
             "type",
