@@ -111,7 +111,7 @@ def load(path_or_name: PathLike) -> Any:
     if head[:2] == b"\x1f\x8b":  # gzip: only a tokenizer.json is read gzipped
         data = read_maybe_gzip(path)
         if looks_like_hf_json(data[:4096]):
-            return load_hf_tokenizer(path)
+            return load_hf_tokenizer(path, data)
         raise VocabFormatError(f"a gzip file whose content is not a tokenizer.json; tokenmill.load reads {_readable()}", str(path))
     if looks_like_hf_json(head):
         return load_hf_tokenizer(path)

@@ -56,11 +56,13 @@ def read_maybe_gzip(path: PathLike) -> bytes:
     return data
 
 
-def load_hf_tokenizer(path: PathLike):
+def load_hf_tokenizer(path: PathLike, data: bytes | None = None):
     """The `tokenmill.HFTokenizer` of a ``tokenizer.json`` (plain or ``.gz``).
 
     Args:
-        path: Local file path.
+        path: Local file path (named in errors).
+        data: Its content, already read and gunzipped (`tokenmill.load` has it when it
+            recognised a gzipped file: not read and decompressed twice); None: read `path`.
 
     Returns:
         The tokenizer; ids as Hugging Face ``tokenizers`` gives them.
@@ -71,7 +73,8 @@ def load_hf_tokenizer(path: PathLike):
     >>> load_hf_tokenizer(p).encode("hello world")
     [31373, 995]
     """
-    data = read_maybe_gzip(path)
+    if data is None:
+        data = read_maybe_gzip(path)
     try:
         return HFTokenizer(data)
     except VocabFormatError as e:

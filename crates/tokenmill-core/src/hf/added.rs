@@ -54,10 +54,9 @@ pub struct AddedVocabulary {
     /// id -> normalized content, for `normalized` tokens whose content the normalizer changes
     normalized_content: FxHashMap<u32, String>,
     special: FxHashSet<String>,
-    /// Matchers over the original text (`normalized: false`) and the normalized text, with
-    /// the id of each pattern.
-    raw: Option<(AhoCorasick, Vec<u32>)>,
-    norm: Option<(AhoCorasick, Vec<u32>)>,
+    /// Matchers over the original text (`normalized: false`) and the normalized text.
+    raw: Option<Matcher>,
+    norm: Option<Matcher>,
     /// Tokens whose id in the file differs from the one HF gives them: `(content, file id, id)`.
     pub mismatches: Vec<(String, u32, u32)>,
 }
@@ -223,13 +222,7 @@ impl AddedVocabulary {
         Ok(())
     }
 
-    fn split_one(
-        &self,
-        n: NormalizedString,
-        matcher: Option<&(AhoCorasick, Vec<u32>)>,
-        skip: &[u32],
-        out: &mut Vec<Piece>,
-    ) {
+    fn split_one(&self, n: NormalizedString, matcher: Option<&Matcher>, skip: &[u32], out: &mut Vec<Piece>) {
         let mut found = Vec::new();
         self.find(n.as_str(), matcher, skip, &mut found);
         if found.is_empty() {
@@ -254,14 +247,8 @@ impl AddedVocabulary {
 
     /// The added tokens `matcher` finds in `s`, as `(start, stop, id)` with HF's rules
     /// (`single_word`, `lstrip`, `rstrip`; a skipped id is not a match).
-    fn find(
-        &self,
-        s: &str,
-        matcher: Option<&(AhoCorasick, Vec<u32>)>,
-        skip: &[u32],
-        found: &mut Vec<(usize, usize, u32)>,
-    ) {
-        let Some((ac, ids)) = matcher else { return };
+    fn find(&self, s: &str, matcher: Option<&Matcher>, skip: &[u32], found: &mut Vec<(usize, usize, u32)>) {
+        let Some(Matcher { ac, ids, .. }) = matcher.filter(|m| m.may_match(s)) else { return };
         let mut pos = 0;
         for m in ac.find_iter(s) {
             let (mut start, mut stop) = (m.start(), m.end());
@@ -299,11 +286,14 @@ impl AddedVocabulary {
         skip: &[u32],
         mut f: impl FnMut(&str, Option<u32>) -> Result<(), CoreError>,
     ) -> Result<(), CoreError> {
-        if self.tokens.is_empty() {
+        // The common case, a text with no added token in it, without building anything. (What
+        // cannot match the whole text cannot match a part of it either.)
+        let raw = self.raw.as_ref().filter(|m| m.may_match(text));
+        if raw.is_none() && !self.norm.as_ref().is_some_and(|m| m.may_match(text)) {
             return if text.is_empty() { Ok(()) } else { f(text, None) };
         }
         let mut first = Vec::new();
-        self.find(text, self.raw.as_ref(), skip, &mut first);
+        self.find(text, raw, skip, &mut first);
         let gap = |g: &str, f: &mut SegmentFn<'_>| {
             // What the first pass left is matched against the `normalized` tokens (with no
             // normalizer, their content as written).
@@ -350,7 +340,94 @@ fn is_word_char(c: char) -> bool {
     regex_syntax::is_word_character(c)
 }
 
-fn matcher(patterns: &[(&str, u32)]) -> Result<Option<(AhoCorasick, Vec<u32>)>, CoreError> {
+/// A leftmost-longest matcher of some added tokens, with the id of each pattern.
+#[derive(Debug, Clone)]
+struct Matcher {
+    ac: AhoCorasick,
+    ids: Vec<u32>,
+    /// The first bytes of the patterns (repeated to fill), when there are at most three
+    /// distinct ones. Why: most texts contain no added token, and a vectorized byte scan says
+    /// so in a fraction of what the automaton's setup alone costs on every call (`<` for
+    /// GPT-2's `<|endoftext|>`, o200k's or Llama 3's 256 `<|...|>` tokens).
+    first: Option<FirstBytes>,
+}
+
+/// Up to three bytes to look for (repeated to fill).
+#[derive(Debug, Clone, Copy)]
+struct FirstBytes {
+    set: [u8; 3],
+}
+
+impl FirstBytes {
+    /// The set of the first bytes of `patterns`, if all are non-empty and there are at most three.
+    fn new(patterns: &[(&str, u32)]) -> Option<Self> {
+        let mut first: Vec<u8> = Vec::with_capacity(patterns.len());
+        for (p, _) in patterns {
+            first.push(*p.as_bytes().first()?); // an empty pattern matches anywhere: no filter
+        }
+        first.sort_unstable();
+        first.dedup();
+        let (&a, rest) = first.split_first()?;
+        if rest.len() > 2 {
+            return None;
+        }
+        let set = [a, rest.first().copied().unwrap_or(a), rest.get(1).copied().unwrap_or(a)];
+        Some(FirstBytes { set })
+    }
+
+    /// True when `hay` contains one of the bytes.
+    #[inline]
+    fn found_in(&self, hay: &[u8]) -> bool {
+        let [a, b, c] = self.set;
+        if a == b && b == c {
+            scan(hay, |x| x == a) // one byte (the usual `<`): a third of the compares
+        } else {
+            scan(hay, |x| (x == a) | (x == b) | (x == c))
+        }
+    }
+}
+
+/// True when `is` holds for a byte of `hay`: blocks of 32 bytes, then the last 32 (or the
+/// first and last 16) bytes again for the tail, so that all but texts under 16 bytes are
+/// scanned with compares of whole vectors.
+#[inline(always)]
+fn scan(hay: &[u8], is: impl Fn(u8) -> bool + Copy) -> bool {
+    let (blocks, rest) = hay.as_chunks::<32>();
+    if blocks.iter().any(|w| any_in(w, is)) {
+        return true;
+    }
+    if rest.is_empty() {
+        return false;
+    }
+    if let Some(w) = hay.last_chunk::<32>() {
+        return any_in(w, is);
+    }
+    match (hay.first_chunk::<16>(), hay.last_chunk::<16>()) {
+        (Some(x), Some(y)) => any_in(x, is) || any_in(y, is),
+        _ => hay.iter().any(|&x| is(x)),
+    }
+}
+
+/// True when `is` holds for a byte of `w`. (This shape, a mask and then its OR, is the one the
+/// compiler turns into compares of whole vectors.)
+#[inline(always)]
+fn any_in<const N: usize>(w: &[u8; N], is: impl Fn(u8) -> bool) -> bool {
+    let mut m = [false; N];
+    for (m, &x) in m.iter_mut().zip(w) {
+        *m = is(x);
+    }
+    m.iter().fold(false, |acc, &y| acc | y)
+}
+
+impl Matcher {
+    /// False when no pattern can occur in `s` (a pattern never starts with a byte not in it).
+    #[inline]
+    fn may_match(&self, s: &str) -> bool {
+        self.first.is_none_or(|f| f.found_in(s.as_bytes()))
+    }
+}
+
+fn matcher(patterns: &[(&str, u32)]) -> Result<Option<Matcher>, CoreError> {
     if patterns.is_empty() {
         return Ok(None);
     }
@@ -358,5 +435,73 @@ fn matcher(patterns: &[(&str, u32)]) -> Result<Option<(AhoCorasick, Vec<u32>)>, 
         .match_kind(MatchKind::LeftmostLongest)
         .build(patterns.iter().map(|(p, _)| p))
         .map_err(|e| CoreError::Vocab(format!("added_tokens: cannot build the matcher: {e}")))?;
-    Ok(Some((ac, patterns.iter().map(|&(_, id)| id).collect())))
+    let first = FirstBytes::new(patterns);
+    Ok(Some(Matcher { ac, ids: patterns.iter().map(|&(_, id)| id).collect(), first }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_bytes_set() {
+        let f = FirstBytes::new(&[("<|a|>", 0), ("<s>", 1)]).map(|f| f.set);
+        assert_eq!(f, Some([b'<'; 3]));
+        let f = FirstBytes::new(&[("[CLS]", 0), ("<s>", 1), ("x", 2)]).map(|f| f.set);
+        assert_eq!(f, Some([b'<', b'[', b'x']));
+        assert!(FirstBytes::new(&[("a", 0), ("b", 1), ("c", 2), ("d", 3)]).is_none());
+        assert!(FirstBytes::new(&[("a", 0), ("", 1)]).is_none());
+    }
+
+    #[test]
+    fn found_in_is_contains() {
+        // Every length around the block sizes, the byte at every position (or nowhere).
+        for set in [[b'<'; 3], [b'<', b'[', 0xE2]] {
+            let f = FirstBytes { set };
+            for len in 0..100 {
+                let clean = vec![b'a'; len];
+                assert!(!f.found_in(&clean), "len {len}");
+                for pos in 0..len {
+                    for &b in &set {
+                        let mut t = clean.clone();
+                        t[pos] = b;
+                        assert!(f.found_in(&t), "len {len} pos {pos}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn for_each_raw_segments() {
+        let mut v = AddedVocabulary::default();
+        let tok = |c: &str| AddedToken {
+            content: c.into(),
+            single_word: false,
+            lstrip: false,
+            rstrip: false,
+            normalized: false,
+            special: true,
+        };
+        v.tokens.insert(7, tok("<|e|>"));
+        v.ids.insert("<|e|>".into(), 7);
+        v.build_matchers().unwrap();
+        let segs = |text: &str, skip: &[u32]| {
+            let mut out = Vec::new();
+            v.for_each_raw(text, skip, |s, id| {
+                out.push((s.to_string(), id));
+                Ok(())
+            })
+            .unwrap();
+            out
+        };
+        let long = "x".repeat(40);
+        assert_eq!(segs("", &[]), vec![]);
+        assert_eq!(segs(&long, &[]), vec![(long.clone(), None)]);
+        assert_eq!(segs("a < b", &[]), vec![("a < b".to_string(), None)]);
+        let t = format!("{long}<|e|>{long}");
+        assert_eq!(segs(&t, &[]), vec![(long.clone(), None), ("<|e|>".into(), Some(7)), (long.clone(), None)]);
+        assert_eq!(segs(&t, &[7]), vec![(t.clone(), None)]);
+        assert_eq!(segs("<|e|>", &[]), vec![("<|e|>".to_string(), Some(7))]);
+    }
 }

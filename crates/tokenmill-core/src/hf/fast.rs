@@ -14,9 +14,10 @@
 //! the adjacent pair whose concatenation has the lowest id. These agree when (checked here,
 //! or no fast path) each merge makes a token no other merge makes, the ids of the tokens the
 //! merges make grow with the merge rank, and merging each such token's own bytes the HF way
-//! gives back that one token (the engine returns a piece that is a token as that token, HF
-//! does so only with `ignore_merges` or when the merges rebuild it; this check also catches a
-//! token made from a pair whose parts the merges never leave side by side). Tokens that no
+//! gives back that one token by the merges alone (the engine builds a token wherever its bytes
+//! allow, HF only where its merges rebuild it: `ignore_merges` spares whole pieces, not a
+//! token inside a longer piece; this check also catches a token made from a pair whose parts
+//! the merges never leave side by side). Tokens that no
 //! merge makes are left out of the engine's vocabulary (HF's merges never produce them); with
 //! `ignore_merges` HF could return such a token for a whole piece, so each must be an added
 //! token (found before the model) and a call that encodes one as text takes the full path. The tests compare
@@ -135,39 +136,48 @@ impl Fast {
         if !bpe.is_plain() {
             return Ok(None);
         }
-        // Token bytes by id, starting from the 256 byte characters.
-        let mut bytes_of: rustc_hash::FxHashMap<u32, Vec<u8>> = rustc_hash::FxHashMap::default();
-        let mut mergeable: Vec<(Vec<u8>, u32)> = Vec::with_capacity(model.vocab_size());
+        // Token bytes by id, starting from the 256 byte characters: spans of one arena (no
+        // allocation per token).
+        let mut arena: Vec<u8> = Vec::with_capacity(8 * model.vocab_size());
+        let mut span_of: rustc_hash::FxHashMap<u32, (u32, u32)> = rustc_hash::FxHashMap::default();
+        span_of.reserve(model.vocab_size());
+        let mut byte_id = [0u32; 256];
         for b in 0..=255u8 {
             let mut buf = [0u8; 4];
             let Some(id) = model.token_to_id(BYTE_TO_CHAR[b as usize].encode_utf8(&mut buf)) else {
                 return Ok(None);
             };
-            if bytes_of.insert(id, vec![b]).is_some() {
+            if span_of.insert(id, (arena.len() as u32, 1)).is_some() {
                 return Ok(None);
             }
-            mergeable.push((vec![b], id));
+            arena.push(b);
+            byte_id[b as usize] = id;
         }
         let mut last: Option<u32> = None;
         let mut made = Vec::new();
         for (a, b, id) in bpe.merges_in_rank_order() {
-            if last.is_some_and(|l| id <= l) || bytes_of.contains_key(&id) {
+            if last.is_some_and(|l| id <= l) || span_of.contains_key(&id) {
                 return Ok(None); // ids not growing with the rank, or a token made twice
             }
-            let (Some(x), Some(y)) = (bytes_of.get(&a), bytes_of.get(&b)) else { return Ok(None) };
-            let t = [x.as_slice(), y.as_slice()].concat();
-            bytes_of.insert(id, t.clone());
-            mergeable.push((t, id));
+            let (Some(&(xs, xl)), Some(&(ys, yl))) = (span_of.get(&a), span_of.get(&b)) else { return Ok(None) };
+            let start = arena.len();
+            if start.checked_add(xl as usize + yl as usize).is_none_or(|end| end > u32::MAX as usize) {
+                return Ok(None);
+            }
+            arena.extend_from_within(xs as usize..(xs + xl) as usize);
+            arena.extend_from_within(ys as usize..(ys + yl) as usize);
+            span_of.insert(id, (start as u32, xl + yl));
             made.push(id);
             last = Some(id);
         }
+        let bytes_of = |id: u32| span_of.get(&id).map(|&(s, l)| &arena[s as usize..(s + l) as usize]);
         // With `ignore_merges`, a whole piece that is a token no merge makes is that token: the
         // engine never gives it. That is only safe when each such token is an added token (the
         // split finds it first), and is handled per call when one is encoded as text.
         let mut whole_only = Vec::new();
-        if bpe.ignores_merges() && model.vocab_size() > mergeable.len() {
+        if bpe.ignores_merges() && model.vocab_size() > span_of.len() {
             for (token, id) in model.vocab() {
-                if bytes_of.contains_key(&id) {
+                if span_of.contains_key(&id) {
                     continue;
                 }
                 if added.token_to_id(&token) != Some(id) {
@@ -176,34 +186,39 @@ impl Fast {
                 whole_only.push(id);
             }
         }
-        // Each made token must come back whole from its own characters, merged HF's way. The
-        // check (about a microsecond per token) runs on two threads while a third builds the
-        // engine's vocabulary: loading stays as fast as HF's for 200k-token files.
+        let mut mergeable: Vec<(Vec<u8>, u32)> = Vec::with_capacity(256 + made.len());
+        mergeable.extend(byte_id.iter().zip(0..=255u8).map(|(&id, b)| (vec![b], id)));
+        for &id in &made {
+            mergeable.push((bytes_of(id).unwrap_or_default().to_vec(), id));
+        }
+        // Each made token must come back whole from its own characters by HF's merges alone:
+        // the engine may build it inside a longer piece, where HF merges (`ignore_merges` only
+        // spares whole pieces, so it does not excuse this). The characters of a made token are
+        // byte characters (the merges built it from them), so its symbols start as the bytes'
+        // ids; `merged_whole` then runs HF's merge loop on them. The check runs on two threads
+        // while this one builds the engine's vocabulary.
         let half = made.len() / 2;
         let (first, second) = made.split_at(half);
-        let whole = |ids: &[u32]| -> Result<bool, CoreError> {
-            let mut toks = Vec::new();
-            for &id in ids {
-                let Some(s) = model.id_to_token(id) else { return Ok(false) };
-                toks.clear();
-                model.tokenize(s, &mut toks)?;
-                if toks.len() != 1 || toks[0].id != id {
-                    return Ok(false);
-                }
-            }
-            Ok(true)
+        let pairs = BytePairs::new(&byte_id, bpe);
+        let whole = |ids: &[u32]| -> bool {
+            let (mut syms, mut ranks) = (Vec::new(), Vec::new());
+            ids.iter().all(|&id| {
+                model.id_to_token(id).is_some()
+                    && bytes_of(id).is_some_and(|b| merged_whole(b, &pairs, bpe, id, &mut syms, &mut ranks))
+            })
         };
         let name = format!("hf:{}", re.name());
         let (ok1, ok2, bpe) = std::thread::scope(|sc| {
             let h1 = sc.spawn(|| whole(first));
             let h2 = sc.spawn(|| whole(second));
             let bpe = CoreBpe::from_parts(mergeable, Vec::new(), re.clone(), name);
-            let join = |h: std::thread::ScopedJoinHandle<'_, Result<bool, CoreError>>| {
-                h.join().unwrap_or_else(|_| Err(CoreError::Internal("a load thread panicked".into())))
+            let join = |h: std::thread::ScopedJoinHandle<'_, bool>| {
+                h.join().map_err(|_| CoreError::Internal("a load thread panicked".into()))
             };
             (join(h1), join(h2), bpe)
         });
-        if !(ok1? && ok2?) {
+        let ok = ok1.and_then(|a| ok2.map(|b| a && b));
+        if !ok? {
             return Ok(None);
         }
         let bpe = bpe?;
@@ -229,5 +244,126 @@ impl Fast {
             Fast::Bpe { bpe, .. } => bpe.pretokenizer.name(),
             Fast::Bert(_) => "bert",
         }
+    }
+}
+
+/// No merge: the rank and id of a pair that does not merge.
+const NO_MERGE: (u32, u32) = (u32::MAX, u32::MAX);
+
+/// The merge of each pair of bytes' tokens, by `(first byte << 8) | second byte`: the first
+/// round of `merged_whole` without a hash lookup.
+struct BytePairs {
+    ids: [u32; 256],
+    merges: Vec<(u32, u32)>,
+}
+
+impl BytePairs {
+    fn new(ids: &[u32; 256], bpe: &super::models::Bpe) -> Self {
+        let merges = (0..1usize << 16).map(|k| bpe.merge_of(ids[k >> 8], ids[k & 255]).unwrap_or(NO_MERGE)).collect();
+        BytePairs { ids: *ids, merges }
+    }
+}
+
+/// True when HF's merge loop (`Bpe::merge_all`) on the byte tokens of `bytes` ends in the one
+/// token `want`. The loop applies the adjacent pair of lowest merge rank, leftmost first; as
+/// every merge makes its own token (checked before), a rank names one pair, and scanning the
+/// current pairs for that minimum is exactly what HF's heap pops (its stale entries are the
+/// pairs no longer present). Tokens are short, so a scan beats a heap.
+fn merged_whole(
+    bytes: &[u8],
+    pairs: &BytePairs,
+    bpe: &super::models::Bpe,
+    want: u32,
+    syms: &mut Vec<u32>,
+    ranks: &mut Vec<(u32, u32)>,
+) -> bool {
+    syms.clear();
+    syms.extend(bytes.iter().map(|&b| pairs.ids[b as usize]));
+    // ranks[i]: (rank, merged id) of the pair (syms[i], syms[i + 1]).
+    ranks.clear();
+    ranks.extend(bytes.windows(2).map(|w| pairs.merges[(w[0] as usize) << 8 | w[1] as usize]));
+    let pair = |syms: &[u32], i: usize| bpe.merge_of(syms[i], syms[i + 1]).unwrap_or(NO_MERGE);
+    while let Some((i, &(rank, id))) = ranks.iter().enumerate().min_by_key(|&(i, &(r, _))| (r, i)) {
+        if rank == u32::MAX {
+            break;
+        }
+        syms[i] = id;
+        syms.remove(i + 1);
+        ranks.remove(i);
+        if i < ranks.len() {
+            ranks[i] = pair(syms, i);
+        }
+        if i > 0 {
+            ranks[i - 1] = pair(syms, i - 1);
+        }
+    }
+    syms.len() == 1 && syms[0] == want
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Map, Value};
+
+    /// A byte-level BPE model: the 256 byte characters, then each merge's token in order.
+    fn model(merges: &[(&str, &str)]) -> Model {
+        let mut vocab = Map::new();
+        for (i, c) in BYTE_TO_CHAR.iter().enumerate() {
+            vocab.insert(c.to_string(), json!(i));
+        }
+        for (a, b) in merges {
+            let n = vocab.len();
+            vocab.entry(format!("{a}{b}")).or_insert(json!(n));
+        }
+        let merges: Vec<Value> = merges.iter().map(|(a, b)| json!([a, b])).collect();
+        Model::from_json(&json!({"type": "BPE", "vocab": vocab, "merges": merges}), "model").unwrap()
+    }
+
+    /// `merged_whole` agrees with HF's own loop (`Bpe::tokenize`) on every merged token.
+    #[test]
+    fn merged_whole_is_hf_merging() {
+        let cases: &[&[(&str, &str)]] = &[
+            &[("a", "b"), ("b", "c"), ("ab", "c"), ("c", "c"), ("abc", "cc")],
+            // "abc" = a + bc, but HF merges a b first: not rebuilt.
+            &[("a", "b"), ("b", "c"), ("a", "bc")],
+            &[("Ġ", "t"), ("h", "e"), ("Ġt", "he"), ("e", "e"), ("Ġthe", "e"), ("ee", "e")],
+        ];
+        for merges in cases {
+            let m = model(merges);
+            let Model::Bpe(bpe) = &m else { panic!("not BPE") };
+            let mut byte_id = [0u32; 256];
+            for (b, c) in BYTE_TO_CHAR.iter().enumerate() {
+                byte_id[b] = m.token_to_id(&c.to_string()).unwrap();
+            }
+            let pairs = BytePairs::new(&byte_id, bpe);
+            let (mut syms, mut ranks) = (Vec::new(), Vec::new());
+            for (a, b) in *merges {
+                let token = format!("{a}{b}");
+                let id = m.token_to_id(&token).unwrap();
+                let bytes: Vec<u8> = token.chars().map(|c| crate::hf::bytes::char_to_byte(c).unwrap()).collect();
+                let mut toks = Vec::new();
+                m.tokenize(&token, &mut toks).unwrap();
+                let hf = toks.len() == 1 && toks[0].id == id;
+                assert_eq!(merged_whole(&bytes, &pairs, bpe, id, &mut syms, &mut ranks), hf, "{token}");
+            }
+        }
+    }
+
+    /// With `ignore_merges`, a made token the merges do not rebuild ("abc" = a + bc, but HF
+    /// merges a b first) still rules the fast path out: inside "abcx" HF gives ab c x.
+    #[test]
+    fn ignore_merges_does_not_excuse_a_token_not_rebuilt() {
+        let m = model(&[("a", "b"), ("b", "c"), ("a", "bc")]);
+        let Model::Bpe(mut bpe) = m else { panic!("not BPE") };
+        bpe.set_ignore_merges_for_test(true);
+        let m = Model::Bpe(bpe);
+        let pre = PreTokenizer::from_json(
+            &json!({"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true}),
+            "pre_tokenizer",
+        )
+        .unwrap();
+        assert!(Fast::new(None, Some(&pre), &m, &AddedVocabulary::default()).unwrap().is_none());
+        let ok = model(&[("a", "b"), ("ab", "c")]);
+        assert!(Fast::new(None, Some(&pre), &ok, &AddedVocabulary::default()).unwrap().is_some());
     }
 }

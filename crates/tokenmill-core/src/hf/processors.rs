@@ -388,6 +388,17 @@ impl PostProcessor {
         }
     }
 
+    /// True when `process_ids` never changes the ids (ByteLevel, which only trims offsets, or a
+    /// template that is `$A` alone), so the ids-only path can skip it.
+    pub fn leaves_ids_alone(&self) -> bool {
+        match self {
+            PostProcessor::Bert { .. } | PostProcessor::Roberta { .. } => false,
+            PostProcessor::ByteLevel { .. } => true,
+            PostProcessor::Template(t) => matches!(t.single.as_slice(), [Piece::Sequence { seq: 0, .. }]),
+            PostProcessor::Sequence(v) => v.iter().all(PostProcessor::leaves_ids_alone),
+        }
+    }
+
     /// The ids `process(.., None, true)` gives for one sequence, in place, without building an
     /// `Encoding` (the ids-only path). Call only when `can_process_ids`.
     pub fn process_ids(&self, ids: &mut Vec<u32>) {

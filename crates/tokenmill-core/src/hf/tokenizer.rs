@@ -40,6 +40,19 @@ pub struct Pipeline {
     pub decoder: Option<Decoder>,
     /// The byte-level engine, when it gives the same ids as the pre-tokenizer and model.
     pub fast: Option<Fast>,
+    /// What the ids-only path does for `add_special_tokens` (decided once, at load).
+    ids_post: IdsPost,
+}
+
+/// How `encode_ids` post-processes ids, from the post-processor's kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum IdsPost {
+    /// Nothing to do: no post-processor, or one that leaves ids alone.
+    None,
+    /// `PostProcessor::process_ids`.
+    Ids,
+    /// Only the full `process` gives the exact result (or error).
+    Full,
 }
 
 /// A Hugging Face tokenizer: its pipeline and its truncation and padding settings.
@@ -112,7 +125,13 @@ impl HfTokenizer {
         let padding = PaddingParams::from_json(top.get("padding"), "padding")?;
         let added = AddedVocabulary::from_json(top.get("added_tokens"), "added_tokens", &model, normalizer.as_ref())?;
         let fast = Fast::new(normalizer.as_ref(), pre_tokenizer.as_ref(), &model, &added)?;
-        let pipeline = Pipeline { normalizer, pre_tokenizer, model, added, post_processor, decoder, fast };
+        let ids_post = match &post_processor {
+            None => IdsPost::None,
+            Some(pp) if pp.leaves_ids_alone() => IdsPost::None,
+            Some(pp) if pp.can_process_ids() => IdsPost::Ids,
+            Some(_) => IdsPost::Full,
+        };
+        let pipeline = Pipeline { normalizer, pre_tokenizer, model, added, post_processor, decoder, fast, ids_post };
         let source = |key: &str| top.opt(key).map(Value::to_string);
         Ok(HfTokenizer {
             pipeline: Arc::new(pipeline),
@@ -277,17 +296,16 @@ impl HfTokenizer {
         }
         let mut ids = Vec::with_capacity(text.len() / 3 + 2);
         self.sequence_ids(text, &mut ids, skip, s)?;
-        if !add_special_tokens {
-            return Ok(ids);
-        }
-        match &self.pipeline.post_processor {
-            None => Ok(ids),
-            Some(pp) if pp.can_process_ids() => {
+        let p = &*self.pipeline;
+        let post = if add_special_tokens { p.ids_post } else { IdsPost::None };
+        match (post, &p.post_processor) {
+            (IdsPost::None, _) | (_, None) => Ok(ids),
+            (IdsPost::Ids, Some(pp)) => {
                 let mut ids = ids;
                 pp.process_ids(&mut ids);
                 Ok(ids)
             }
-            Some(pp) => {
+            (IdsPost::Full, Some(pp)) => {
                 // The full path, for its exact error (or result).
                 let n = ids.len();
                 let e = Encoding {

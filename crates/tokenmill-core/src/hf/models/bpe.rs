@@ -120,6 +120,12 @@ impl Bpe {
         v.into_iter().map(|(_, a, b, id)| (a, b, id)).collect()
     }
 
+    /// The merge of the pair `(a, b)`: `(rank, merged id)`.
+    #[inline]
+    pub fn merge_of(&self, a: u32, b: u32) -> Option<(u32, u32)> {
+        self.merges.get(&(a, b)).copied()
+    }
+
     /// True when words are merged from their plain characters with no marks: no continuing
     /// prefix, no end-of-word suffix, and merges on (what the byte-level fast path needs).
     pub fn is_plain(&self) -> bool {
@@ -129,6 +135,11 @@ impl Bpe {
     /// HF's `ignore_merges`.
     pub fn ignores_merges(&self) -> bool {
         self.ignore_merges
+    }
+
+    #[cfg(test)]
+    pub(crate) fn set_ignore_merges_for_test(&mut self, on: bool) {
+        self.ignore_merges = on;
     }
 
     pub(super) fn from_json(o: Obj) -> Result<Self, CoreError> {
