@@ -16,7 +16,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "python" / "tokenmill"
 MAX_LINES = 800
 # Imported inside functions on purpose: optional (pyarrow; tiktoken and tokenizers, the reference
 # libraries `tokenmill.verify` compares with), or heavy and needed by few calls (numpy).
-LAZY_OK = {"pyarrow", "pyarrow.parquet", "numpy", "tiktoken", "tokenizers"}
+# Optional or heavy: imported where used. tempfile and hashlib cost ~11 ms of `import tokenmill`
+# (HF tokenizers imports in ~11 ms) and only writing files and verifying bundled ones need them.
+LAZY_OK = {"pyarrow", "pyarrow.parquet", "numpy", "tiktoken", "tokenizers", "tempfile", "hashlib"}
 
 
 def _modules() -> dict[str, Path]:

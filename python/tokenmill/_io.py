@@ -11,9 +11,7 @@ This module never touches the network and knows nothing about tokenizers.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import tempfile
 from pathlib import Path
 from typing import Union
 
@@ -41,6 +39,8 @@ def read_verified(path: PathLike, expected_sha256: str | None = None) -> bytes:
     """
     data = Path(path).read_bytes()
     if expected_sha256 is not None:
+        import hashlib  # lazy: 4 ms of import time that only verification needs
+
         got = hashlib.sha256(data).hexdigest()
         if got != expected_sha256:
             hint = " (the file has CRLF line endings; convert them to LF)" if b"\r\n" in data else ""
@@ -88,6 +88,8 @@ def atomic_write_many(files: list[tuple[PathLike, bytes]]) -> None:
             directory = path.parent if str(path.parent) else Path(".")
             if not directory.is_dir():
                 raise FileNotFoundError(f"cannot write {str(path)!r}: directory {str(directory)!r} does not exist")
+            import tempfile  # lazy: 7 ms of import time that only writing needs
+
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
             temps.append((tmp, path))
             # mkstemp makes the file private (0600); give it the mode a plain open() would.
