@@ -94,14 +94,21 @@ impl Class {
 pub(crate) struct CharTable {
     normalizer: BertNormalizer,
     ascii: [Class; 128],
+    /// Per byte: the normalized byte of an ASCII word character, else 0xFF (no ASCII
+    /// character normalizes to it), for the hot loop.
+    word_byte: [u8; 256],
     blocks: Box<[OnceLock<Box<[Class; 256]>>]>,
 }
 
 impl CharTable {
     pub(crate) fn new(normalizer: BertNormalizer) -> Self {
-        let ascii = std::array::from_fn(|b| Class::of(&normalizer, b as u8 as char));
+        let ascii: [Class; 128] = std::array::from_fn(|b| Class::of(&normalizer, b as u8 as char));
+        let word_byte = std::array::from_fn(|b| match ascii.get(b) {
+            Some(cl) if cl.kind == Kind::Word && cl.len == 1 => cl.bytes[0],
+            _ => 0xFF,
+        });
         let blocks = (0..=(char::MAX as usize >> 8)).map(|_| OnceLock::new()).collect();
-        CharTable { normalizer, ascii, blocks }
+        CharTable { normalizer, ascii, word_byte, blocks }
     }
 
     #[inline]
@@ -141,8 +148,9 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
+    /// Starts a word unless one is in progress.
     #[inline(always)]
-    fn byte(&mut self, b: u8, ids: &mut Vec<u32>) {
+    fn begin(&mut self, ids: &[u32]) {
         if !self.active {
             self.active = true;
             self.failed = false;
@@ -150,6 +158,11 @@ impl Walk<'_> {
             self.mark = ids.len();
             self.chars = 0;
         }
+    }
+
+    #[inline(always)]
+    fn byte(&mut self, b: u8, ids: &mut Vec<u32>) {
+        self.begin(ids);
         if self.failed {
             return;
         }
@@ -209,19 +222,35 @@ pub(crate) fn encode(table: &CharTable, lm: &LinMax, model: &WordPiece, text: &s
     while let Some(&b) = bytes.get(i) {
         let cl = if b < 0x80 {
             let cl = &table.ascii[b as usize];
-            if cl.kind == Kind::Word {
+            if table.word_byte[b as usize] != 0xFF {
                 // A run of ASCII word characters: the hot loop (one table read and one trie
-                // step per byte).
-                w.byte(cl.bytes[0], ids);
-                let mut j = i + 1;
+                // step per byte, the walk's state in locals).
+                w.begin(ids);
+                let (mut p, mut failed) = (w.p, w.failed);
+                let mut j = i;
                 while let Some(&b) = bytes.get(j) {
-                    let cl = &table.ascii[(b & 0x7F) as usize];
-                    if b >= 0x80 || cl.kind != Kind::Word {
+                    let c = table.word_byte[b as usize];
+                    if c == 0xFF {
                         break;
                     }
-                    w.byte(cl.bytes[0], ids);
                     j += 1;
+                    if failed {
+                        continue;
+                    }
+                    loop {
+                        let t = lm.step(p, c);
+                        if t != NONE {
+                            p = t;
+                            break;
+                        }
+                        p = lm.pop_ids(p, ids);
+                        if p == NONE {
+                            failed = true;
+                            break;
+                        }
+                    }
                 }
+                (w.p, w.failed) = (p, failed);
                 w.chars += j - i;
                 i = j;
                 continue;
