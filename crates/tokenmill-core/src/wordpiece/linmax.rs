@@ -197,6 +197,25 @@ impl LinMax {
             order.extend(t.children(u).map(|(_, v)| v));
             i += 1;
         }
+        // Placement order: parents by the smallest token id below them (then breadth first).
+        // Why: vocabularies number their frequent tokens first (BERT's whole words, BPE merge
+        // order), so the nodes most text walks through land together at the front of the
+        // array, nearer in cache than breadth-first order leaves them. A parent's smallest id
+        // is at most its children's, so parents still come before their children.
+        let mut min_id = vec![NONE; n];
+        for &u in order.iter().rev() {
+            let mut m = t.token[u as usize].0;
+            for (_, v) in t.children(u) {
+                m = m.min(min_id[v as usize]);
+            }
+            min_id[u as usize] = m;
+        }
+        let mut rank = vec![0u32; n];
+        for (i, &u) in order.iter().enumerate() {
+            rank[u as usize] = i as u32;
+        }
+        let mut place: Vec<u32> = order.iter().copied().filter(|&u| t.first_child[u as usize] != NONE).collect();
+        place.sort_unstable_by_key(|&u| (min_id[u as usize], rank[u as usize]));
         // Double-array placement: each node's children go where all of their slots are free;
         // roots at 0 and 1, every base >= 2 so no step lands on them.
         let mut pos = vec![NONE; n];
@@ -206,7 +225,7 @@ impl LinMax {
         free.take(0);
         free.take(1);
         let mut base_of = vec![0u32; n];
-        for &u in &order {
+        for &u in &place {
             let Some((c0, _)) = t.children(u).next() else { continue };
             let mut q = free.next(2 + c0 as usize);
             let mut tries = 0;
