@@ -4,7 +4,8 @@ For each Hugging Face ``tokenizer.json`` of ../shared/data (GPT-2, GPT-4o/o200k,
 BERT uncased with padding and truncation off) and a Llama 3-style file built here (o200k's
 vocabulary with Llama 3's split regex, written with HF's own API): load time, then encode
 speed on English and multilingual lines of the Debian handbooks, single-threaded and on
-2 threads, for:
+2 threads (a DeepSeek V3-style file is built the same way: o200k's vocabulary with DeepSeek
+V3's three splits), for:
 
 * ``HF``: Hugging Face ``tokenizers`` (single thread: one ``encode`` per line; its batch call
   always runs on its thread pool);
@@ -41,11 +42,19 @@ FILES = {
     "gpt2": DATA / "gpt2" / "tokenizer.json",
     "o200k": DATA / "hf" / "gpt-4o.o200k.tokenizer.json.gz",
     "llama3": None,  # built by `llama3_file`
+    "deepseek": None,  # built by `deepseek_file`
     "mistral": DATA / "hf" / "mistral-7b-v0.1.tokenizer.json",
     "bert": DATA / "hf" / "bert-base-uncased" / "tokenizer.json",
 }
 ENCODING_OF = {"gpt2": "gpt2", "o200k": "o200k_base"}
 LLAMA3_PAT = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+# DeepSeek V3's three split regexes, as its tokenizer.json spells them.
+DEEPSEEK_SPLITS = [
+    "\\p{N}{1,3}",
+    "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+|"
+    " ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+]
 LIBS = ["HF", "tokenmill", "tm Encoding", "gigatoken", "tokie", "kitoken", "nanotoken"]
 
 
@@ -70,6 +79,8 @@ def plain_file(name: str, workdir: Path) -> Path:
     """The tokenizer.json of `name` as a plain file (gunzipped, BERT without padding/truncation)."""
     if name == "llama3":
         return llama3_file(workdir)
+    if name == "deepseek":
+        return deepseek_file(workdir)
     src = FILES[name]
     out = workdir / f"{name}.tokenizer.json"
     if out.exists():
@@ -94,6 +105,34 @@ def llama3_file(workdir: Path) -> Path:
         d["model"]["ignore_merges"] = True
         out.write_text(json.dumps(d), encoding="utf-8")
     return out
+
+
+def deepseek_file(workdir: Path) -> Path:
+    """o200k's vocabulary and merges with DeepSeek V3's pre-tokenizer (three Isolated splits + ByteLevel)."""
+    out = workdir / "deepseek.tokenizer.json"
+    if not out.exists():
+        d = json.loads(gzip.open(FILES["o200k"]).read())
+        d["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+            *({"type": "Split", "pattern": {"Regex": r}, "behavior": "Isolated", "invert": False} for r in DEEPSEEK_SPLITS),
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]}
+        out.write_text(json.dumps(d), encoding="utf-8")
+    return out
+
+
+def parallel_ceiling() -> float:
+    """How much faster two busy processes finish than one, here and now: the most a 2-thread
+    row can gain on this machine (2 vCPUs on a shared host often give well under 2x)."""
+    spin = "x = 0\nfor i in range(6_000_000): x += i"
+    cmd = [sys.executable, "-c", spin]
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True)
+    one = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    procs = [subprocess.Popen(cmd) for _ in range(2)]
+    for p in procs:
+        p.wait()
+    two = time.perf_counter() - t0
+    return 2 * one / two
 
 
 # ------------------------------------------------------------------------- one measurement
@@ -184,6 +223,8 @@ def main() -> int:
     workdir = Path(tempfile.mkdtemp(prefix="tokenmill-bench-"))
     libs = args.libs.split(",")
     print(f"{args.mb} MB per corpus; each row a fresh process, one first pass (no warm-up); exact = ids equal to HF's on every line")
+    if "2" in args.threads.split(","):
+        print(f"machine ceiling for 2 threads: two CPU-bound processes run {parallel_ceiling():.2f}x as fast as one")
     print(f"{'file':8} {'corpus':13} {'library':12} {'thr':>3} {'load ms':>8} {'MB/s':>8} {'vs HF':>7} {'vs Enc':>7}  exact")
     for name in args.files.split(","):
         path = plain_file(name, workdir)

@@ -1,12 +1,14 @@
 //! The byte-level fast path: a `tokenizer.json` that is byte-level BPE (GPT-2, o200k, Llama 3,
-//! Qwen2...) runs on tokenmill's own byte-level engine (`bpe::CoreBpe`: the hand-written
+//! Qwen2, DeepSeek V3...) runs on tokenmill's own byte-level engine (`bpe::CoreBpe`: the hand-written
 //! pre-tokenizers and the tiktoken-style merge loop) instead of the general pipeline.
 //!
 //! When it applies (`FastBpe::new` decides, at load time, and says None otherwise): no
 //! normalizer; a pre-tokenizer that is `ByteLevel` with its GPT-2 regex, or a regex `Split`
 //! followed by `ByteLevel` without regex (the pieces of the split are then exactly
 //! `find_iter`'s: a `Removed` + `invert` split, or an `Isolated` one whose regex covers every
-//! character, which the hand-written matchers' patterns do), neither adding a prefix space;
+//! character, which the hand-written matchers' patterns do), or DeepSeek V3's three `Isolated`
+//! splits followed by `ByteLevel` without regex (one hand-written matcher gives the pieces of
+//! the whole sequence), neither adding a prefix space;
 //! a BPE model with no continuing prefix or end-of-word suffix whose vocabulary has all 256
 //! byte characters.
 //!

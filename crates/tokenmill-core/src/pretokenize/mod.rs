@@ -2,10 +2,13 @@
 //!
 //! Two engines, one contract: `Pretokenizer::for_each_piece` reports exactly the pieces
 //! `fancy_regex::Regex::find_iter` would. The known OpenAI patterns (r50k/gpt2, cl100k,
-//! o200k; their strings are in `patterns`, the one copy) get hand-written matchers (`fast`,
-//! on the Unicode tables of `unicode`), because a general backtracking regex is where peers
-//! spend most of their time; any other pattern runs on `fancy_regex`, the engine tiktoken
-//! uses, so custom patterns keep tiktoken's semantics. `cuts` holds the rules for where a text
+//! o200k; their strings are in `patterns`, the one copy) and common Hugging Face split regexes
+//! (Llama 3, Qwen2) get hand-written matchers (`fast`, on the Unicode tables of `unicode`),
+//! because a general backtracking regex is where peers spend most of their time; any other
+//! pattern runs on `fancy_regex`, the engine tiktoken uses, so custom patterns keep tiktoken's
+//! semantics. One matcher stands for no single regex: `KnownPattern::DeepSeekV3` gives the
+//! pieces of DeepSeek V3's sequence of three `Isolated` splits (each split running inside the
+//! pieces of the one before), which `hf::fast` selects from the file's pre-tokenizer. `cuts` holds the rules for where a text
 //! may be cut without changing its pieces.
 //!
 //! This module does not know about special tokens: callers split those off first and
