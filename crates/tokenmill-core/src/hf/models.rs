@@ -18,7 +18,10 @@ pub mod bpe;
 
 pub use bpe::BpeCache;
 
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::hash_table::{Entry, HashTable};
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde_json::Value;
 
 use super::json::{bad, join, show, unsupported, Obj, TypedModel};
@@ -36,21 +39,31 @@ pub struct Token {
 }
 
 /// A model's vocabulary both ways: token -> id and id -> token.
+///
+/// Every token is in one string (`text`, file order) and both directions hold spans of it: one
+/// allocation instead of one per token makes loading faster, and a lookup reads the token
+/// bytes straight from the span in the table's slot, as a map of boxed strings would.
 #[derive(Clone)]
 pub(crate) struct Vocab {
-    map: FxHashMap<Box<str>, u32>,
+    text: String,
+    /// token -> id: (start, end, id), hashed on `text[start..end]`.
+    map: HashTable<(usize, usize, u32)>,
     rev: Rev,
 }
 
-/// id -> token: when the ids are dense enough (they nearly always are), every token in one
-/// string and its span there by id (`NO_SPAN` for an unused id); else a map.
+/// id -> span of `text`: by id when the ids are dense enough (they nearly always are),
+/// `NO_SPAN` for an unused id; else a map.
 #[derive(Clone)]
 enum Rev {
-    Dense { text: String, spans: Vec<(u32, u32)> },
-    Sparse(FxHashMap<u32, Box<str>>),
+    Dense(Vec<(usize, usize)>),
+    Sparse(FxHashMap<u32, (usize, usize)>),
 }
 
-const NO_SPAN: (u32, u32) = (u32::MAX, 0);
+const NO_SPAN: (usize, usize) = (usize::MAX, 0);
+
+fn hash_token(token: &str) -> u64 {
+    FxBuildHasher.hash_one(token)
+}
 
 impl Vocab {
     /// Reads a `{token: id}` object. Errors: not an object, an id that is not a u32, an empty
@@ -102,55 +115,63 @@ impl Vocab {
             max_id = max_id.max(id);
             text_len += token.len();
         }
-        let dup = |id: u32, a: &str, b: &str| {
+        let mut text = String::with_capacity(text_len);
+        let mut entries = Vec::with_capacity(pairs.len());
+        for &(token, id) in &pairs {
+            entries.push((text.len(), text.len() + token.len(), id));
+            text.push_str(token);
+        }
+        let dup = |id: u32, a: (usize, usize), b: (usize, usize)| {
+            let (a, b) = (&text[a.0..a.1], &text[b.0..b.1]);
             bad(path, format!("id {id} is given to two tokens, {a:?} and {b:?}; each id must name one token"))
         };
-        // Why dense up to 2x: the span table is then small next to the map, and one string
-        // instead of one allocation per token makes loading faster.
-        let rev = if (max_id as usize) < 2 * pairs.len() + 1024 && text_len < u32::MAX as usize {
-            let mut text = String::with_capacity(text_len);
+        // Why dense up to 2x: the span table is then small next to the map.
+        let rev = if (max_id as usize) < 2 * pairs.len() + 1024 {
             let mut spans = vec![NO_SPAN; max_id as usize + 1];
-            for &(token, id) in &pairs {
+            for &(start, end, id) in &entries {
                 let slot = &mut spans[id as usize];
                 if *slot != NO_SPAN {
-                    let (start, len) = (slot.0 as usize, slot.1 as usize);
-                    return Err(dup(id, &text[start..start + len], token));
+                    return Err(dup(id, *slot, (start, end)));
                 }
-                *slot = (text.len() as u32, token.len() as u32);
-                text.push_str(token);
+                *slot = (start, end);
             }
-            Rev::Dense { text, spans }
+            Rev::Dense(spans)
         } else {
             let mut map = FxHashMap::default();
             map.reserve(pairs.len());
-            for &(token, id) in &pairs {
-                if let Some(other) = map.insert(id, Box::<str>::from(token)) {
-                    return Err(dup(id, &other, token));
+            for &(start, end, id) in &entries {
+                if let Some(other) = map.insert(id, (start, end)) {
+                    return Err(dup(id, other, (start, end)));
                 }
             }
             Rev::Sparse(map)
         };
-        let mut map = FxHashMap::default();
-        map.reserve(pairs.len());
-        map.extend(pairs.into_iter().map(|(t, id)| (Box::<str>::from(t), id)));
-        Ok(Vocab { map, rev })
+        let mut map = HashTable::with_capacity(entries.len());
+        for &(start, end, id) in &entries {
+            let token = &text[start..end];
+            let rehash = |&(s, e, _): &(usize, usize, u32)| hash_token(&text[s..e]);
+            match map.entry(hash_token(token), |&(s, e, _)| &text[s..e] == token, rehash) {
+                // Only from `from_typed` (a JSON object read as a `Value` has each key once).
+                Entry::Occupied(_) => return Err(bad(path, format!("the token {token:?} appears twice"))),
+                Entry::Vacant(slot) => {
+                    slot.insert((start, end, id));
+                }
+            }
+        }
+        Ok(Vocab { text, map, rev })
     }
 
     pub(crate) fn get(&self, token: &str) -> Option<u32> {
-        self.map.get(token).copied()
+        let text = &self.text;
+        self.map.find(hash_token(token), |&(s, e, _)| &text[s..e] == token).map(|&(_, _, id)| id)
     }
 
     pub(crate) fn token(&self, id: u32) -> Option<&str> {
-        match &self.rev {
-            Rev::Dense { text, spans } => {
-                let &(start, len) = spans.get(id as usize)?;
-                if (start, len) == NO_SPAN {
-                    return None;
-                }
-                text.get(start as usize..start as usize + len as usize)
-            }
-            Rev::Sparse(m) => m.get(&id).map(|s| &**s),
-        }
+        let (start, end) = match &self.rev {
+            Rev::Dense(spans) => *spans.get(id as usize).filter(|&&span| span != NO_SPAN)?,
+            Rev::Sparse(m) => *m.get(&id)?,
+        };
+        self.text.get(start..end)
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -158,7 +179,7 @@ impl Vocab {
     }
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, u32)> {
-        self.map.iter().map(|(t, &id)| (&**t, id))
+        self.map.iter().map(|&(s, e, id)| (&self.text[s..e], id))
     }
 }
 
