@@ -5,7 +5,16 @@
 //! same way: `Vocab` for a malformed or missing field, `Unsupported` for a component type or
 //! option tokenmill does not implement (with the list of those it does). What this module
 //! does not do: build components (each component module does, from its own JSON).
+//!
+//! `parse_typed` is the fast path of loading: `model.vocab` and `model.merges` (nearly all of a
+//! file) are read straight from the bytes into plain lists, everything else into `Value`s as
+//! usual. It gives up (None) on anything it does not expect, a duplicate key included; the
+//! caller then takes the full `Value` path, whose results and errors are the reference.
 
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::error::CoreError;
@@ -181,9 +190,259 @@ impl PatternSpec {
     }
 }
 
+/// One entry of `model.merges` as written: `"a b"` (legacy) or `["a", "b"]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum MergeText<'d> {
+    Line(Cow<'d, str>),
+    Pair(Cow<'d, str>, Cow<'d, str>),
+}
+
+/// `model.vocab` and `model.merges` as read by `parse_typed`, in file order (None: absent).
+#[derive(Debug, Default)]
+pub(crate) struct TypedModel<'d> {
+    pub vocab: Option<Vec<(Cow<'d, str>, u32)>>,
+    pub merges: Option<Vec<MergeText<'d>>>,
+}
+
+/// Reads a tokenizer.json with `model.vocab` (an object of u32 ids) and `model.merges` (a list
+/// of strings or string pairs) typed: the `Value` of the file has `{}` and `[]` in their place.
+/// None when the bytes are not such a file (invalid JSON, another shape, a duplicate key at the
+/// top, in `model` or in `model.vocab`, where a `Value` keeps the last one).
+pub(crate) fn parse_typed(data: &[u8]) -> Option<(Value, TypedModel<'_>)> {
+    let mut de = serde_json::Deserializer::from_slice(data);
+    let (top, typed) = de.deserialize_map(TopVisitor).ok()?;
+    de.end().ok()?;
+    Some((Value::Object(top), typed))
+}
+
+/// Why the typed path gave up; never shown (the full path then gives the error, if any).
+fn give_up<E: de::Error>() -> E {
+    E::custom("not the typed shape")
+}
+
+struct TopVisitor;
+
+impl<'de> Visitor<'de> for TopVisitor {
+    type Value = (Map<String, Value>, TypedModel<'de>);
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a tokenizer.json object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+        let mut map = Map::new();
+        let mut typed = None;
+        while let Some(key) = access.next_key::<String>()? {
+            if map.contains_key(&key) {
+                return Err(give_up());
+            }
+            let value = if key == "model" {
+                let (model, t) = access.next_value_seed(ModelSeed)?;
+                typed = Some(t);
+                Value::Object(model)
+            } else {
+                access.next_value::<Value>()?
+            };
+            map.insert(key, value);
+        }
+        Ok((map, typed.unwrap_or_default()))
+    }
+}
+
+struct ModelSeed;
+
+impl<'de> DeserializeSeed<'de> for ModelSeed {
+    type Value = (Map<String, Value>, TypedModel<'de>);
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ModelSeed {
+    type Value = (Map<String, Value>, TypedModel<'de>);
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a model object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+        let mut map = Map::new();
+        let mut typed = TypedModel::default();
+        while let Some(key) = access.next_key::<String>()? {
+            if map.contains_key(&key) {
+                return Err(give_up());
+            }
+            let value = match key.as_str() {
+                "vocab" => {
+                    typed.vocab = Some(access.next_value_seed(VocabSeed)?);
+                    Value::Object(Map::new())
+                }
+                "merges" => {
+                    typed.merges = Some(access.next_value_seed(MergesSeed)?);
+                    Value::Array(Vec::new())
+                }
+                _ => access.next_value::<Value>()?,
+            };
+            map.insert(key, value);
+        }
+        Ok((map, typed))
+    }
+}
+
+/// A string, borrowed from the bytes when it has no escapes.
+struct CowStr<'d>(Cow<'d, str>);
+
+impl<'de> de::Deserialize<'de> for CowStr<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(CowStrVisitor)
+    }
+}
+
+struct CowStrVisitor;
+
+impl<'de> Visitor<'de> for CowStrVisitor {
+    type Value = CowStr<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
+        Ok(CowStr(Cow::Borrowed(s)))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(CowStr(Cow::Owned(s.to_string())))
+    }
+
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Self::Value, E> {
+        Ok(CowStr(Cow::Owned(s)))
+    }
+}
+
+struct VocabSeed;
+
+impl<'de> DeserializeSeed<'de> for VocabSeed {
+    type Value = Vec<(Cow<'de, str>, u32)>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for VocabSeed {
+    type Value = Vec<(Cow<'de, str>, u32)>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a {token: id} object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+        let mut pairs = Vec::with_capacity(access.size_hint().unwrap_or(0));
+        while let Some(CowStr(token)) = access.next_key::<CowStr>()? {
+            // A non-integer, negative or too large id is an error here: the full path words it.
+            let id = access.next_value::<u32>()?;
+            pairs.push((token, id));
+        }
+        Ok(pairs)
+    }
+}
+
+struct MergesSeed;
+
+impl<'de> DeserializeSeed<'de> for MergesSeed {
+    type Value = Vec<MergeText<'de>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MergesSeed {
+    type Value = Vec<MergeText<'de>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of merges")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+        let mut merges = Vec::with_capacity(access.size_hint().unwrap_or(0));
+        while let Some(m) = access.next_element_seed(MergeSeed)? {
+            merges.push(m);
+        }
+        Ok(merges)
+    }
+}
+
+struct MergeSeed;
+
+impl<'de> DeserializeSeed<'de> for MergeSeed {
+    type Value = MergeText<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MergeSeed {
+    type Value = MergeText<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("\"a b\" or [\"a\", \"b\"]")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
+        Ok(MergeText::Line(Cow::Borrowed(s)))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(MergeText::Line(Cow::Owned(s.to_string())))
+    }
+
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Self::Value, E> {
+        Ok(MergeText::Line(Cow::Owned(s)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+        let a = access.next_element::<CowStr>()?.ok_or_else(give_up)?;
+        let b = access.next_element::<CowStr>()?.ok_or_else(give_up)?;
+        if access.next_element::<IgnoredAny>()?.is_some() {
+            return Err(give_up());
+        }
+        Ok(MergeText::Pair(a.0, b.0))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parse_typed_reads_vocab_and_merges_and_gives_up_on_the_unexpected() {
+        let data = br#"{"version": "1.0", "model": {"type": "BPE", "vocab": {"a": 0, "b\n": 1}, "merges": ["a b"]}}"#;
+        let (v, t) = parse_typed(data).unwrap();
+        assert_eq!(v, serde_json::json!({"version": "1.0", "model": {"type": "BPE", "vocab": {}, "merges": []}}));
+        let vocab = t.vocab.unwrap();
+        assert!(matches!(vocab[0].0, Cow::Borrowed("a")));
+        assert_eq!(vocab[1], (Cow::Owned("b\n".to_string()), 1));
+        assert_eq!(t.merges.unwrap(), vec![MergeText::Line("a b".into())]);
+        let (_, t) = parse_typed(br#"{"model": {"merges": [["a", "b"]]}}"#).unwrap();
+        assert_eq!(t.merges.unwrap(), vec![MergeText::Pair("a".into(), "b".into())]);
+        assert!(t.vocab.is_none());
+        for bad in [
+            &br#"{"model": {}, "model": {}}"#[..],
+            br#"{"model": {"vocab": {}, "vocab": {}}}"#,
+            br#"{"model": {"vocab": {"a": "0"}}}"#,
+            br#"{"model": {"merges": [1]}}"#,
+            br#"{"model": []}"#,
+            br#"[]"#,
+            br#"{"model": {}} x"#,
+            br#"{"model": {}"#,
+        ] {
+            assert!(parse_typed(bad).is_none(), "{}", String::from_utf8_lossy(bad));
+        }
+    }
 
     #[test]
     fn errors_name_the_path() {

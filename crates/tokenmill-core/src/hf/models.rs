@@ -18,10 +18,13 @@ pub mod bpe;
 
 pub use bpe::BpeCache;
 
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::hash_table::{Entry, HashTable};
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde_json::Value;
 
-use super::json::{bad, join, show, unsupported, Obj};
+use super::json::{bad, join, show, unsupported, Obj, TypedModel};
 use crate::error::CoreError;
 use crate::wordpiece::WordPiece;
 
@@ -36,21 +39,31 @@ pub struct Token {
 }
 
 /// A model's vocabulary both ways: token -> id and id -> token.
+///
+/// Every token is in one string (`text`, file order) and both directions hold spans of it: one
+/// allocation instead of one per token makes loading faster, and a lookup reads the token
+/// bytes straight from the span in the table's slot, as a map of boxed strings would.
 #[derive(Clone)]
 pub(crate) struct Vocab {
-    map: FxHashMap<Box<str>, u32>,
+    text: String,
+    /// token -> id: (start, end, id), hashed on `text[start..end]`.
+    map: HashTable<(usize, usize, u32)>,
     rev: Rev,
 }
 
-/// id -> token: when the ids are dense enough (they nearly always are), every token in one
-/// string and its span there by id (`NO_SPAN` for an unused id); else a map.
+/// id -> span of `text`: by id when the ids are dense enough (they nearly always are),
+/// `NO_SPAN` for an unused id; else a map.
 #[derive(Clone)]
 enum Rev {
-    Dense { text: String, spans: Vec<(u32, u32)> },
-    Sparse(FxHashMap<u32, Box<str>>),
+    Dense(Vec<(usize, usize)>),
+    Sparse(FxHashMap<u32, (usize, usize)>),
 }
 
-const NO_SPAN: (u32, u32) = (u32::MAX, 0);
+const NO_SPAN: (usize, usize) = (usize::MAX, 0);
+
+fn hash_token(token: &str) -> u64 {
+    FxBuildHasher.hash_one(token)
+}
 
 impl Vocab {
     /// Reads a `{token: id}` object. Errors: not an object, an id that is not a u32, an empty
@@ -61,66 +74,104 @@ impl Vocab {
         if obj.is_empty() {
             return Err(bad(path, "the vocabulary is empty"));
         }
-        let (mut max_id, mut text_len) = (0u32, 0usize);
         let mut pairs: Vec<(&str, u32)> = Vec::with_capacity(obj.len());
         for (token, id) in obj {
             let id = id
                 .as_u64()
                 .and_then(|n| u32::try_from(n).ok())
                 .ok_or_else(|| bad(&join(path, token), format!("expected an id in [0, 2**32), got {}", show(id))))?;
-            max_id = max_id.max(id);
-            text_len += token.len();
             pairs.push((token.as_str(), id));
         }
-        let dup = |id: u32, a: &str, b: &str| {
+        Self::from_pairs(pairs, path)
+    }
+
+    /// The vocabulary of `model.vocab` read by `json::parse_typed` (pairs in file order). An
+    /// error also when a token appears twice (the full path, where the last one counts, decides).
+    fn from_typed(pairs: &[(std::borrow::Cow<str>, u32)], path: &str) -> Result<Self, CoreError> {
+        let vocab = Self::from_pairs(pairs.iter().map(|(t, id)| (&**t, *id)).collect(), path)?;
+        if vocab.map.len() != pairs.len() {
+            return Err(bad(path, "a token appears twice"));
+        }
+        Ok(vocab)
+    }
+
+    /// `model.vocab` of the object `o`: the typed list when there is one, else its `Value`.
+    fn read(o: Obj, typed: Option<&TypedModel>) -> Result<Self, CoreError> {
+        let path = join(o.path, "vocab");
+        match typed.and_then(|t| t.vocab.as_ref()) {
+            Some(pairs) => Self::from_typed(pairs, &path),
+            None => Self::from_json(o.req("vocab")?, &path),
+        }
+    }
+
+    /// Builds the vocabulary of `(token, id)` pairs in file order. Errors: no pair, an id
+    /// given to two tokens.
+    fn from_pairs(pairs: Vec<(&str, u32)>, path: &str) -> Result<Self, CoreError> {
+        if pairs.is_empty() {
+            return Err(bad(path, "the vocabulary is empty"));
+        }
+        let (mut max_id, mut text_len) = (0u32, 0usize);
+        for &(token, id) in &pairs {
+            max_id = max_id.max(id);
+            text_len += token.len();
+        }
+        let mut text = String::with_capacity(text_len);
+        let mut entries = Vec::with_capacity(pairs.len());
+        for &(token, id) in &pairs {
+            entries.push((text.len(), text.len() + token.len(), id));
+            text.push_str(token);
+        }
+        let dup = |id: u32, a: (usize, usize), b: (usize, usize)| {
+            let (a, b) = (&text[a.0..a.1], &text[b.0..b.1]);
             bad(path, format!("id {id} is given to two tokens, {a:?} and {b:?}; each id must name one token"))
         };
-        // Why dense up to 2x: the span table is then small next to the map, and one string
-        // instead of one allocation per token makes loading faster.
-        let rev = if (max_id as usize) < 2 * pairs.len() + 1024 && text_len < u32::MAX as usize {
-            let mut text = String::with_capacity(text_len);
+        // Why dense up to 2x: the span table is then small next to the map.
+        let rev = if (max_id as usize) < 2 * pairs.len() + 1024 {
             let mut spans = vec![NO_SPAN; max_id as usize + 1];
-            for &(token, id) in &pairs {
+            for &(start, end, id) in &entries {
                 let slot = &mut spans[id as usize];
                 if *slot != NO_SPAN {
-                    let (start, len) = (slot.0 as usize, slot.1 as usize);
-                    return Err(dup(id, &text[start..start + len], token));
+                    return Err(dup(id, *slot, (start, end)));
                 }
-                *slot = (text.len() as u32, token.len() as u32);
-                text.push_str(token);
+                *slot = (start, end);
             }
-            Rev::Dense { text, spans }
+            Rev::Dense(spans)
         } else {
             let mut map = FxHashMap::default();
             map.reserve(pairs.len());
-            for &(token, id) in &pairs {
-                if let Some(other) = map.insert(id, Box::<str>::from(token)) {
-                    return Err(dup(id, &other, token));
+            for &(start, end, id) in &entries {
+                if let Some(other) = map.insert(id, (start, end)) {
+                    return Err(dup(id, other, (start, end)));
                 }
             }
             Rev::Sparse(map)
         };
-        let mut map = FxHashMap::default();
-        map.reserve(pairs.len());
-        map.extend(pairs.into_iter().map(|(t, id)| (Box::<str>::from(t), id)));
-        Ok(Vocab { map, rev })
+        let mut map = HashTable::with_capacity(entries.len());
+        for &(start, end, id) in &entries {
+            let token = &text[start..end];
+            let rehash = |&(s, e, _): &(usize, usize, u32)| hash_token(&text[s..e]);
+            match map.entry(hash_token(token), |&(s, e, _)| &text[s..e] == token, rehash) {
+                // Only from `from_typed` (a JSON object read as a `Value` has each key once).
+                Entry::Occupied(_) => return Err(bad(path, format!("the token {token:?} appears twice"))),
+                Entry::Vacant(slot) => {
+                    slot.insert((start, end, id));
+                }
+            }
+        }
+        Ok(Vocab { text, map, rev })
     }
 
     pub(crate) fn get(&self, token: &str) -> Option<u32> {
-        self.map.get(token).copied()
+        let text = &self.text;
+        self.map.find(hash_token(token), |&(s, e, _)| &text[s..e] == token).map(|&(_, _, id)| id)
     }
 
     pub(crate) fn token(&self, id: u32) -> Option<&str> {
-        match &self.rev {
-            Rev::Dense { text, spans } => {
-                let &(start, len) = spans.get(id as usize)?;
-                if (start, len) == NO_SPAN {
-                    return None;
-                }
-                text.get(start as usize..start as usize + len as usize)
-            }
-            Rev::Sparse(m) => m.get(&id).map(|s| &**s),
-        }
+        let (start, end) = match &self.rev {
+            Rev::Dense(spans) => *spans.get(id as usize).filter(|&&span| span != NO_SPAN)?,
+            Rev::Sparse(m) => *m.get(&id)?,
+        };
+        self.text.get(start..end)
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -128,7 +179,7 @@ impl Vocab {
     }
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, u32)> {
-        self.map.iter().map(|(t, &id)| (&**t, id))
+        self.map.iter().map(|&(s, e, id)| (&self.text[s..e], id))
     }
 }
 
@@ -174,17 +225,23 @@ const SUPPORTED: &[&str] = &["BPE", "WordPiece", "WordLevel"];
 impl Model {
     /// Builds the model of `v` (the `model` field, at `path`).
     pub fn from_json(v: &Value, path: &str) -> Result<Self, CoreError> {
+        Self::from_json_typed(v, path, None)
+    }
+
+    /// `from_json` where `typed` (from `json::parse_typed`), when given, holds `vocab` and
+    /// `merges` and `v` only placeholders for them.
+    pub(crate) fn from_json_typed(v: &Value, path: &str, typed: Option<&TypedModel>) -> Result<Self, CoreError> {
         let o = Obj::new(v, path)?;
         match o.get("type") {
             Some(Value::String(t)) => match t.as_str() {
-                "BPE" => Ok(Model::Bpe(Box::new(Bpe::from_json(o)?))),
-                "WordPiece" => Ok(Model::WordPiece(Box::new(WordPieceModel::from_json(o)?))),
-                "WordLevel" => Ok(Model::WordLevel(WordLevel::from_json(o)?)),
+                "BPE" => Ok(Model::Bpe(Box::new(Bpe::from_json(o, typed)?))),
+                "WordPiece" => Ok(Model::WordPiece(Box::new(WordPieceModel::from_json(o, typed)?))),
+                "WordLevel" => Ok(Model::WordLevel(WordLevel::from_json(o, typed)?)),
                 "Unigram" => Err(unigram(path)),
                 other => Err(unsupported(&join(path, "type"), &format!("{other:?}"), SUPPORTED)),
             },
             Some(other) => Err(bad(&join(path, "type"), format!("expected a string, got {}", show(other)))),
-            None => Self::from_untyped(o),
+            None => Self::from_untyped(o, typed),
         }
     }
 
@@ -193,14 +250,14 @@ impl Model {
     /// `continuing_subword_prefix` and `max_input_chars_per_word`, a WordLevel `unk_token`, a
     /// Unigram a list as `vocab`) and the errors are those of that model: HF's fall-through from
     /// a BPE that fails to build to a WordLevel that ignores `merges` is not kept.
-    fn from_untyped(o: Obj) -> Result<Self, CoreError> {
+    fn from_untyped(o: Obj, typed: Option<&TypedModel>) -> Result<Self, CoreError> {
         let has = |key: &str| o.get(key).is_some();
         if has("merges") {
-            Ok(Model::Bpe(Box::new(Bpe::from_json(o)?)))
+            Ok(Model::Bpe(Box::new(Bpe::from_json(o, typed)?)))
         } else if has("continuing_subword_prefix") && has("max_input_chars_per_word") {
-            Ok(Model::WordPiece(Box::new(WordPieceModel::from_json(o)?)))
+            Ok(Model::WordPiece(Box::new(WordPieceModel::from_json(o, typed)?)))
         } else if has("unk_token") && o.get("vocab").is_some_and(Value::is_object) {
-            Ok(Model::WordLevel(WordLevel::from_json(o)?))
+            Ok(Model::WordLevel(WordLevel::from_json(o, typed)?))
         } else if o.get("vocab").is_some_and(Value::is_array) {
             Err(unigram(o.path))
         } else {
@@ -276,13 +333,14 @@ fn req_string(o: Obj, key: &str) -> Result<String, CoreError> {
 }
 
 impl WordPieceModel {
-    fn from_json(o: Obj) -> Result<Self, CoreError> {
+    fn from_json(o: Obj, typed: Option<&TypedModel>) -> Result<Self, CoreError> {
         o.only(&["type", "unk_token", "continuing_subword_prefix", "max_input_chars_per_word", "vocab"])?;
         let unk = req_string(o, "unk_token")?;
         let prefix = req_string(o, "continuing_subword_prefix")?;
         let max_chars = o.u64("max_input_chars_per_word")?;
         let vocab_path = join(o.path, "vocab");
-        let vocab = Vocab::from_json(o.req("vocab")?, &vocab_path)?;
+        o.req("vocab")?;
+        let vocab = Vocab::read(o, typed)?;
         if vocab.get(&unk).is_none() {
             return Err(bad(
                 &join(o.path, "unk_token"),
@@ -327,10 +385,11 @@ impl WordPieceModel {
 }
 
 impl WordLevel {
-    fn from_json(o: Obj) -> Result<Self, CoreError> {
+    fn from_json(o: Obj, typed: Option<&TypedModel>) -> Result<Self, CoreError> {
         o.only(&["type", "vocab", "unk_token"])?;
         let unk_token = req_string(o, "unk_token")?;
-        let vocab = Vocab::from_json(o.req("vocab")?, &join(o.path, "vocab"))?;
+        o.req("vocab")?;
+        let vocab = Vocab::read(o, typed)?;
         let unk_id = vocab.get(&unk_token);
         Ok(WordLevel { vocab, unk_token, unk_id })
     }
@@ -455,6 +514,70 @@ mod tests {
         assert!(matches!(load(json!([])), Err(CoreError::Vocab(_))));
         let e = load(json!({"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a", "extra": 1})).unwrap_err();
         assert!(matches!(e, CoreError::Unsupported(_)));
+    }
+
+    /// `model` read by the typed path (`json::parse_typed` of `{"model": ...}`).
+    fn load_typed(text: &str) -> Option<Result<Model, CoreError>> {
+        let file = format!("{{\"model\": {text}}}");
+        let (v, typed) = crate::hf::json::parse_typed(file.as_bytes())?;
+        Some(Model::from_json_typed(&v["model"], "model", Some(&typed)))
+    }
+
+    /// What a model holds: its vocabulary (sorted), id -> token and its merges.
+    fn contents(m: &Model) -> String {
+        let mut v = m.vocab();
+        v.sort();
+        let rev: Vec<Option<String>> =
+            (0..v.len() as u32 + 4).map(|id| m.id_to_token(id).map(str::to_string)).collect();
+        let merges = match m {
+            Model::Bpe(b) => b.merges_in_rank_order(),
+            _ => Vec::new(),
+        };
+        format!("{v:?} {rev:?} {merges:?}")
+    }
+
+    #[test]
+    fn typed_path_builds_what_the_value_path_builds_or_gives_up() {
+        let cases = [
+            r#"{"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2, "\u00e9": 3}, "merges": ["a b"]}"#,
+            r#"{"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]}"#,
+            r##"{"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["#version: 0.2", "a b"]}"##,
+            r#"{"merges": ["a b"], "vocab": {"a": 0, "b": 1, "ab": 2}}"#,
+            r#"{"type": "BPE", "vocab": {"a\"": 0, "b": 1, "a\"b": 2}, "merges": [["a\"", "b"]], "dropout": null}"#,
+            r#"{"type": "WordLevel", "vocab": {"a": 0, "b": 4000000000}, "unk_token": "a"}"#,
+            r###"{"type": "WordPiece", "vocab": {"[UNK]": 0, "a": 1, "##b": 2}, "unk_token": "[UNK]",
+                "continuing_subword_prefix": "##", "max_input_chars_per_word": 100}"###,
+            // The typed path gives up on these; the Value path decides.
+            r#"{"type": "BPE", "vocab": {"a": 0, "b": 1, "a": 2}, "merges": []}"#,
+            r#"{"type": "BPE", "vocab": {"a": 0, "b": 0, "a": 1}, "merges": []}"#,
+            r#"{"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": [], "merges": []}"#,
+            r#"{"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b", ["a", "b"]]}"#,
+            r#"{"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b", "c"]]}"#,
+            r#"{"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a"]]}"#,
+            r#"{"type": "BPE", "vocab": {"a": 0, "b": 1.0}, "merges": []}"#,
+            r#"{"type": "BPE", "vocab": {"a": 0, "b": -1}, "merges": []}"#,
+            r#"{"type": "BPE", "vocab": {"a": 0, "b": -0}, "merges": []}"#,
+            r#"{"type": "BPE", "vocab": {"a": 0, "b": 4294967296}, "merges": []}"#,
+            r#"{"type": "BPE", "vocab": {}, "merges": []}"#,
+            r#"{"type": "BPE", "vocab": [["a", 0.0]], "merges": []}"#,
+            r#"{"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": ["a c"]}"#,
+            r#"{"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": "a b"}"#,
+            r#"{"type": "BPE", "vocab": {"a": 0, "b": 1}}"#,
+            r#"{"type": "Unigram", "vocab": [["a", 0.0]], "unk_id": 0}"#,
+            r#"{"vocab": [["a", 0.0]], "unk_id": 0}"#,
+        ];
+        for text in cases {
+            let reference = load(serde_json::from_str(text).unwrap());
+            // An error or None sends a file to the full path.
+            if let Some(Ok(m)) = load_typed(text) {
+                let r = reference.unwrap_or_else(|e| panic!("{text}: typed loads, the Value path: {e}"));
+                assert_eq!(contents(&m), contents(&r), "{text}");
+            }
+        }
+        // The typed path must not give up on the common shapes.
+        for text in &cases[..7] {
+            assert!(matches!(load_typed(text), Some(Ok(_))), "{text}");
+        }
     }
 
     #[test]

@@ -20,7 +20,7 @@ use super::added::{AddedVocabulary, Piece};
 use super::decoders::{lossy_text, push_byte_level_token, Decoder};
 use super::encoding::{pad_encodings, Encoding, PaddingParams, TruncationParams};
 use super::fast::{Fast, FastScratch};
-use super::json::{bad, Obj};
+use super::json::{bad, parse_typed, Obj, TypedModel};
 use super::models::{BpeCache, Model, Token};
 use super::normalized::NormalizedString;
 use super::normalizers::Normalizer;
@@ -92,6 +92,13 @@ const TOP_KEYS: &[&str] = &[
 impl HfTokenizer {
     /// Parses the bytes of a `tokenizer.json`. Malformed JSON: an error with line and column.
     pub fn from_json_bytes(data: &[u8]) -> Result<Self, CoreError> {
+        // The fast path: vocab and merges read typed. On any error, the full path below decides
+        // (its errors are the reference; a file that fails loads slower, never differently).
+        if let Some((v, typed)) = parse_typed(data) {
+            if let Ok(t) = Self::build(&v, Some(&typed)) {
+                return Ok(t);
+            }
+        }
         let v: Value = serde_json::from_slice(data)
             .map_err(|e| CoreError::Vocab(format!("line {}, column {}: invalid JSON: {e}", e.line(), e.column())))?;
         Self::from_value(&v)
@@ -99,6 +106,11 @@ impl HfTokenizer {
 
     /// Builds the tokenizer of a parsed `tokenizer.json`.
     pub fn from_value(v: &Value) -> Result<Self, CoreError> {
+        Self::build(v, None)
+    }
+
+    /// `from_value`, with `model.vocab` and `model.merges` in `typed` when given.
+    fn build(v: &Value, typed: Option<&TypedModel>) -> Result<Self, CoreError> {
         let top = Obj::new(v, "tokenizer.json")?;
         let top = Obj { map: top.map, path: "" };
         for key in top.map.keys() {
@@ -114,7 +126,7 @@ impl HfTokenizer {
                 return Err(bad("version", format!("{ver} is not a tokenizer.json version tokenmill reads (\"1.0\")")));
             }
         }
-        let model = Model::from_json(top.req("model")?, "model")?;
+        let model = Model::from_json_typed(top.req("model")?, "model", typed)?;
         let normalizer = top.opt("normalizer").map(|n| Normalizer::from_json(n, "normalizer")).transpose()?;
         let pre_tokenizer =
             top.opt("pre_tokenizer").map(|p| PreTokenizer::from_json(p, "pre_tokenizer")).transpose()?;

@@ -28,7 +28,7 @@ use serde_json::Value;
 
 use super::{Token, Vocab};
 use crate::error::CoreError;
-use crate::hf::json::{bad, index, join, show, Obj};
+use crate::hf::json::{bad, index, join, show, MergeText, Obj, TypedModel};
 
 /// No token: a slot of the character and byte tables.
 const NONE: u32 = u32::MAX;
@@ -142,7 +142,7 @@ impl Bpe {
         self.ignore_merges = on;
     }
 
-    pub(super) fn from_json(o: Obj) -> Result<Self, CoreError> {
+    pub(super) fn from_json(o: Obj, typed: Option<&TypedModel>) -> Result<Self, CoreError> {
         o.only(&[
             "type",
             "dropout",
@@ -185,8 +185,12 @@ impl Bpe {
         o.req("vocab")?;
         o.req("merges")?;
         let vocab_path = join(o.path, "vocab");
-        let vocab = Vocab::from_json(o.req("vocab")?, &vocab_path)?;
-        let merges = build_merges(o.req("merges")?, &join(o.path, "merges"), &vocab, &vocab_path, prefix.len())?;
+        let vocab = Vocab::read(o, typed)?;
+        let merges_path = join(o.path, "merges");
+        let merges = match typed.and_then(|t| t.merges.as_deref()) {
+            Some(list) => build_typed_merges(list, &merges_path, &vocab, &vocab_path, prefix.len())?,
+            None => build_merges(o.req("merges")?, &merges_path, &vocab, &vocab_path, prefix.len())?,
+        };
 
         let mut ascii = Box::new([[NONE; 4]; 128]);
         let mut chars: FxHashMap<char, Spellings> = FxHashMap::default();
@@ -246,11 +250,14 @@ impl Bpe {
     fn find_boundary(&self, c: char) -> Option<char> {
         let plain = self.prefix.is_empty() && self.suffix.is_empty() && !self.ignore_merges;
         let known = self.char_id(c, 0) != NONE;
-        let joined = self.merges.keys().any(|&(a, b)| {
-            self.vocab.token(b).is_some_and(|t| t.starts_with(c))
-                && !self.vocab.token(a).is_some_and(|t| t.ends_with(c))
-        });
-        (plain && known && !joined).then_some(c)
+        // The walk over every merge only when it can matter (byte-level files lack `c`).
+        let joined = || {
+            self.merges.keys().any(|&(a, b)| {
+                self.vocab.token(b).is_some_and(|t| t.starts_with(c))
+                    && !self.vocab.token(a).is_some_and(|t| t.ends_with(c))
+            })
+        };
+        (plain && known && !joined()).then_some(c)
     }
 
     /// `tokenize`, cutting the word at `boundary` and remembering the parts' tokens in `cache`
@@ -481,34 +488,19 @@ fn build_merges(
 ) -> Result<MergeMap, CoreError> {
     let list = v.as_array().ok_or_else(|| bad(path, format!("expected a list, got {}", show(v))))?;
     let legacy = list.first().is_some_and(Value::is_string);
-    let mut merges = MergeMap::default();
-    merges.reserve(list.len());
-    let mut merged = String::new();
-    let mut rank = 0u32;
+    let mut b = MergeBuilder::new(list.len(), path, vocab, vocab_path, prefix_len);
     for (i, item) in list.iter().enumerate() {
-        let (a, b) = if legacy {
+        if legacy {
             let Some(line) = item.as_str() else {
                 return Err(bad(
                     &index(path, i),
                     format!("expected a string like the first merge, got {}", show(item)),
                 ));
             };
-            if line.starts_with("#version") {
-                continue;
-            }
-            let mut parts = line.split(' ');
-            match (parts.next(), parts.next(), parts.next()) {
-                (Some(a), Some(b), None) => (a, b),
-                _ => {
-                    return Err(bad(
-                        &index(path, i),
-                        format!("{line:?} is not two tokens separated by one space (Hugging Face: \"Merges text file invalid at line {}\")", rank + 1),
-                    ))
-                }
-            }
+            b.add_line(i, line)?;
         } else {
             match item.as_array().map(Vec::as_slice) {
-                Some([Value::String(a), Value::String(b)]) => (a.as_str(), b.as_str()),
+                Some([Value::String(l), Value::String(r)]) => b.add(i, l, r)?,
                 _ => {
                     return Err(bad(
                         &index(path, i),
@@ -516,14 +508,79 @@ fn build_merges(
                     ))
                 }
             }
-        };
+        }
+    }
+    Ok(b.merges)
+}
+
+/// `build_merges` of the list read by `json::parse_typed`. A list that mixes lines and pairs
+/// is an error (the full path words it).
+fn build_typed_merges(
+    list: &[MergeText],
+    path: &str,
+    vocab: &Vocab,
+    vocab_path: &str,
+    prefix_len: usize,
+) -> Result<MergeMap, CoreError> {
+    let legacy = matches!(list.first(), Some(MergeText::Line(_)));
+    let mut b = MergeBuilder::new(list.len(), path, vocab, vocab_path, prefix_len);
+    for (i, item) in list.iter().enumerate() {
+        match (item, legacy) {
+            (MergeText::Line(line), true) => b.add_line(i, line)?,
+            (MergeText::Pair(l, r), false) => b.add(i, l, r)?,
+            _ => return Err(bad(&index(path, i), "lines and pairs mixed")),
+        }
+    }
+    Ok(b.merges)
+}
+
+/// The merge map being built, one merge at a time in file order (the rank is the order).
+struct MergeBuilder<'a> {
+    merges: MergeMap,
+    path: &'a str,
+    vocab: &'a Vocab,
+    vocab_path: &'a str,
+    prefix_len: usize,
+    merged: String,
+    rank: u32,
+}
+
+impl<'a> MergeBuilder<'a> {
+    fn new(len: usize, path: &'a str, vocab: &'a Vocab, vocab_path: &'a str, prefix_len: usize) -> Self {
+        let mut merges = MergeMap::default();
+        merges.reserve(len);
+        MergeBuilder { merges, path, vocab, vocab_path, prefix_len, merged: String::new(), rank: 0 }
+    }
+
+    /// Entry `i`, a legacy `"a b"` line (a `#version` line is skipped).
+    fn add_line(&mut self, i: usize, line: &str) -> Result<(), CoreError> {
+        if line.starts_with("#version") {
+            return Ok(());
+        }
+        let mut parts = line.split(' ');
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some(a), Some(b), None) => self.add(i, a, b),
+            _ => Err(bad(
+                &index(self.path, i),
+                format!(
+                    "{line:?} is not two tokens separated by one space (Hugging Face: \"Merges text file invalid at \
+                     line {}\")",
+                    self.rank + 1
+                ),
+            )),
+        }
+    }
+
+    /// Entry `i`, the merge of `a` and `b`.
+    fn add(&mut self, i: usize, a: &str, b: &str) -> Result<(), CoreError> {
+        let (path, vocab, vocab_path) = (self.path, self.vocab, self.vocab_path);
         let id = |t: &str| {
             vocab.get(t).ok_or_else(|| {
                 bad(&index(path, i), format!("token {t:?} of the merge ({a:?}, {b:?}) is not in {vocab_path}"))
             })
         };
         let (a_id, b_id) = (id(a)?, id(b)?);
-        let Some(rest) = b.get(prefix_len..) else {
+        let Some(rest) = b.get(self.prefix_len..) else {
             return Err(bad(
                 &index(path, i),
                 format!(
@@ -532,16 +589,17 @@ fn build_merges(
                 ),
             ));
         };
-        merged.clear();
-        merged.push_str(a);
-        merged.push_str(rest);
-        let new_id = vocab.get(&merged).ok_or_else(|| {
+        self.merged.clear();
+        self.merged.push_str(a);
+        self.merged.push_str(rest);
+        let merged = &self.merged;
+        let new_id = vocab.get(merged).ok_or_else(|| {
             bad(&index(path, i), format!("the merge ({a:?}, {b:?}) makes {merged:?}, which is not in {vocab_path}"))
         })?;
-        merges.insert((a_id, b_id), (rank, new_id));
-        rank += 1;
+        self.merges.insert((a_id, b_id), (self.rank, new_id));
+        self.rank += 1;
+        Ok(())
     }
-    Ok(merges)
 }
 
 #[cfg(test)]
