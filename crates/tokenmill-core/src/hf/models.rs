@@ -350,8 +350,8 @@ impl WordPieceModel {
                 ),
             ));
         }
-        let pairs = vocab.iter().map(|(t, id)| (t.to_string(), id)).collect();
-        let wp = WordPiece::new(pairs, &unk, &prefix, usize::try_from(max_chars).unwrap_or(usize::MAX))
+        let pairs: Vec<(&str, u32)> = vocab.iter().collect();
+        let wp = WordPiece::from_pairs(&pairs, &unk, &prefix, usize::try_from(max_chars).unwrap_or(usize::MAX))
             .map_err(|e| bad(o.path, e))?;
         Ok(WordPieceModel { wp, vocab })
     }

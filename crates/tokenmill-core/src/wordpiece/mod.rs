@@ -77,8 +77,18 @@ impl WordPiece {
         Self::build(&vocab, unk_token, continuing_subword_prefix, max_input_chars_per_word, true)
     }
 
-    fn build(
-        vocab: &[(String, u32)],
+    /// `new` from borrowed pairs (no copy of the tokens is made; the trie holds its own bytes).
+    pub fn from_pairs<S: AsRef<str>>(
+        vocab: &[(S, u32)],
+        unk_token: &str,
+        continuing_subword_prefix: &str,
+        max_input_chars_per_word: usize,
+    ) -> Result<Self, CoreError> {
+        Self::build(vocab, unk_token, continuing_subword_prefix, max_input_chars_per_word, true)
+    }
+
+    fn build<S: AsRef<str>>(
+        vocab: &[(S, u32)],
         unk_token: &str,
         prefix: &str,
         max_input_chars_per_word: usize,
@@ -91,6 +101,7 @@ impl WordPiece {
         ids.reserve(vocab.len());
         for (token, id) in vocab {
             if !ids.insert(*id) {
+                let token = token.as_ref();
                 return Err(CoreError::Vocab(format!(
                     "WordPiece vocabulary: id {id} is given twice (second time for token {token:?}); each id must name one token"
                 )));
@@ -99,15 +110,15 @@ impl WordPiece {
         // Sorted by bytes (then input order): duplicates are neighbours, and the trie is built
         // from sorted keys (one sort serves both).
         let mut order: Vec<u32> = (0..vocab.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| vocab[a as usize].0.cmp(&vocab[b as usize].0).then(a.cmp(&b)));
-        if let Some(w) = order.windows(2).find(|w| vocab[w[0] as usize].0 == vocab[w[1] as usize].0) {
-            let (token, id) = &vocab[w[1] as usize];
+        let tok = |i: u32| vocab[i as usize].0.as_ref();
+        order.sort_unstable_by(|&a, &b| tok(a).cmp(tok(b)).then(a.cmp(&b)));
+        if let Some(w) = order.windows(2).find(|w| tok(w[0]) == tok(w[1])) {
+            let (token, id) = (tok(w[1]), vocab[w[1] as usize].1);
             return Err(CoreError::Vocab(format!(
                 "WordPiece vocabulary: token {token:?} is given twice (second time with id {id}); each token must appear once"
             )));
         }
-        let sorted: Vec<(&str, u32)> =
-            order.iter().map(|&i| (vocab[i as usize].0.as_str(), vocab[i as usize].1)).collect();
+        let sorted: Vec<(&str, u32)> = order.iter().map(|&i| (tok(i), vocab[i as usize].1)).collect();
         let find = |t: &str| sorted.binary_search_by(|(k, _)| (*k).cmp(t)).ok().map(|i| sorted[i].1);
         let unk_id = find(unk_token).ok_or_else(|| {
             CoreError::Vocab(format!(
