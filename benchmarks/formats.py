@@ -19,7 +19,7 @@ first pass over the text (no warm-up, no repeat), so caches kept across calls (g
 pre-token cache, nanotoken's) give no advantage. Exactness: each row's ids are compared with
 HF's on every line (``exact``: yes / the count of differing lines).
 
-    python benchmarks/formats.py [--mb 2] [--files gpt2,o200k,llama3,mistral,bert] [--libs ...]
+    python benchmarks/formats.py [--mb 2] [--repeat 3] [--files gpt2,o200k,llama3,deepseek,mistral,bert] [--libs ...]
 """
 
 from __future__ import annotations
@@ -197,13 +197,23 @@ def run_one(lib: str, name: str, path: str, corpus: str, threads: int, mb: float
     return {"load_ms": load * 1e3, "mbps": size / t, "digests": digests}
 
 
-def measure(lib, name, path, corpus, threads, mb) -> dict | None:
-    cmd = [sys.executable, __file__, "--one", json.dumps([lib, name, str(path), corpus, threads, mb])]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        err = (r.stderr.strip().splitlines() or ["?"])[-1]
-        return {"error": err[:90]}
-    return json.loads(r.stdout.strip().splitlines()[-1])
+def measure(lib, name, path, corpus, threads, mb, repeat: int = 1) -> dict | None:
+    """`repeat` fresh processes, each one first pass; the fastest load and the fastest pass
+    (a shared machine only ever slows a run down, so the best is the least disturbed)."""
+    best: dict | None = None
+    for _ in range(repeat):
+        cmd = [sys.executable, __file__, "--one", json.dumps([lib, name, str(path), corpus, threads, mb])]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            err = (r.stderr.strip().splitlines() or ["?"])[-1]
+            return {"error": err[:90]}
+        got = json.loads(r.stdout.strip().splitlines()[-1])
+        if best is None:
+            best = got
+        else:
+            best["load_ms"] = min(best["load_ms"], got["load_ms"])
+            best["mbps"] = max(best["mbps"], got["mbps"])
+    return best
 
 
 def main() -> int:
@@ -212,6 +222,7 @@ def main() -> int:
     ap.add_argument("--files", default=",".join(FILES), help="which tokenizer files")
     ap.add_argument("--libs", default=",".join(LIBS), help="which libraries")
     ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--repeat", type=int, default=1, help="fresh processes per row (best of them)")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
@@ -222,7 +233,8 @@ def main() -> int:
         return 2
     workdir = Path(tempfile.mkdtemp(prefix="tokenmill-bench-"))
     libs = args.libs.split(",")
-    print(f"{args.mb} MB per corpus; each row a fresh process, one first pass (no warm-up); exact = ids equal to HF's on every line")
+    print(f"{args.mb} MB per corpus; each row the best of {args.repeat} fresh process(es), each one first pass (no warm-up); "
+          "exact = ids equal to HF's on every line")
     if "2" in args.threads.split(","):
         print(f"machine ceiling for 2 threads: two CPU-bound processes run {parallel_ceiling():.2f}x as fast as one")
     print(f"{'file':8} {'corpus':13} {'library':12} {'thr':>3} {'load ms':>8} {'MB/s':>8} {'vs HF':>7} {'vs Enc':>7}  exact")
@@ -236,7 +248,7 @@ def main() -> int:
                         continue
                     if lib == "nanotoken" and name != "bert":
                         continue  # WordPiece only
-                    rows[lib] = measure(lib, name, path, corpus, threads, args.mb)
+                    rows[lib] = measure(lib, name, path, corpus, threads, args.mb, args.repeat)
                 hf = rows.get("HF") or {}
                 for lib, r in rows.items():
                     if "error" in r:
