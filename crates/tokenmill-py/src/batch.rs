@@ -68,11 +68,34 @@ pub(crate) fn encode_all<'py, T, S: Default + Send>(
     pipeline(py, texts, threads, encode, convert)
 }
 
+/// Documents are handed out in chunks of about this many bytes (and at most `CHUNK_DOCS`
+/// documents), so that thousands of short lines do not each pay for a channel message and a
+/// release of the interpreter: per document those cost about as much as encoding a line.
+const CHUNK_BYTES: usize = 16 << 10;
+const CHUNK_DOCS: usize = 256;
+
+/// Consecutive runs of documents `(start, end)`, each about `CHUNK_BYTES` long.
+fn chunks(texts: &[&str]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, t) in texts.iter().enumerate() {
+        bytes += t.len() + 16;
+        if bytes >= CHUNK_BYTES || i + 1 - start >= CHUNK_DOCS {
+            out.push((start, i + 1));
+            (start, bytes) = (i + 1, 0);
+        }
+    }
+    if start < texts.len() {
+        out.push((start, texts.len()));
+    }
+    out
+}
+
 /// Encodes `texts` on `threads` threads, the calling thread being one of them: it converts
 /// the results in input order with `convert` (attached to the interpreter) as they become
-/// ready, and encodes documents itself while the next one in order is not ready yet, so no
-/// core idles. The first error in input order is returned (no new documents are started
-/// once one fails); a panic becomes `InternalError`.
+/// ready, and encodes chunks itself while the next one in order is not ready yet, so no
+/// core idles. Work is handed out by chunk (`chunks`). The first error in input order is
+/// returned (no new chunks are started once one fails); a panic becomes `InternalError`.
 pub(crate) fn pipeline<'py, T, S: Default + Send>(
     py: Python<'py>,
     texts: &[&str],
@@ -83,13 +106,28 @@ pub(crate) fn pipeline<'py, T, S: Default + Send>(
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::mpsc;
 
-    type Item = (usize, std::thread::Result<Result<Vec<Rank>, CoreError>>);
+    // A chunk's ids, concatenated, and where each document's end: one allocation per chunk
+    // crosses threads (freeing thousands of small vectors made on another thread is slow).
+    type Done = Result<(Vec<Rank>, Vec<usize>), CoreError>;
+    type Item = (usize, std::thread::Result<Done>);
+    type Slot = Option<PyResult<(Vec<Rank>, Vec<usize>)>>;
+    let parts = chunks(texts);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    // Hands out the next document, or `None` when all are taken or one has failed.
+    // Hands out the next chunk, or `None` when all are taken or one has failed.
     let claim = || {
         let i = next.fetch_add(1, Ordering::Relaxed);
-        (i < texts.len() && !stop.load(Ordering::Relaxed)).then_some(i)
+        (i < parts.len() && !stop.load(Ordering::Relaxed)).then_some(i)
+    };
+    // A chunk's ids, stopping at its first error (later documents are not needed).
+    let encode_chunk = |c: usize, scratch: &mut S| -> Done {
+        let (a, b) = parts[c];
+        let (mut flat, mut ends) = (Vec::new(), Vec::with_capacity(b - a));
+        for t in &texts[a..b] {
+            flat.extend_from_slice(&encode(t, scratch)?);
+            ends.push(flat.len());
+        }
+        Ok((flat, ends))
     };
     let (tx, rx) = mpsc::channel::<Item>();
     // Only this thread receives; the mutex just makes the receiver shareable with `detach`.
@@ -97,12 +135,12 @@ pub(crate) fn pipeline<'py, T, S: Default + Send>(
     std::thread::scope(|s| {
         for _ in 1..threads {
             let tx = tx.clone();
-            let (claim, encode) = (&claim, &encode);
+            let (claim, encode_chunk) = (&claim, &encode_chunk);
             s.spawn(move || {
                 let mut scratch = S::default();
-                while let Some(i) = claim() {
-                    let r = catch_unwind(AssertUnwindSafe(|| encode(texts[i], &mut scratch)));
-                    if tx.send((i, r)).is_err() {
+                while let Some(c) = claim() {
+                    let r = catch_unwind(AssertUnwindSafe(|| encode_chunk(c, &mut scratch)));
+                    if tx.send((c, r)).is_err() {
                         break;
                     }
                 }
@@ -110,36 +148,43 @@ pub(crate) fn pipeline<'py, T, S: Default + Send>(
         }
         drop(tx);
         let result = (|| {
-            let mut pending: Vec<Option<PyResult<Vec<Rank>>>> = (0..texts.len()).map(|_| None).collect();
+            let mut pending: Vec<Slot> = (0..parts.len()).map(|_| None).collect();
             let mut out = Vec::with_capacity(texts.len());
+            let mut done = 0usize;
             let mut scratch = S::default();
-            let store = |pending: &mut Vec<Option<PyResult<Vec<Rank>>>>, (i, r): Item| {
+            let store = |pending: &mut Vec<Slot>, (c, r): Item| {
                 let r = match r {
                     Ok(r) => r.map_err(|e| map_err(py, e)),
                     Err(panic) => Err(py_error(py, "InternalError", (panic_message(panic),))),
                 };
                 if r.is_err() {
-                    // Every document before i was already handed out, so it still arrives:
-                    // the error reported is that of the first failing document, as in order.
+                    // Every chunk before c was already handed out, so it still arrives: the
+                    // error reported is that of the first failing document, as in order.
                     stop.store(true, Ordering::Relaxed);
                 }
-                pending[i] = Some(r);
+                pending[c] = Some(r);
             };
-            while out.len() < texts.len() {
+            while done < parts.len() {
                 while let Some(item) = rx.lock().ok().and_then(|rx| rx.try_recv().ok()) {
                     store(&mut pending, item);
                 }
-                while let Some(item) = pending.get_mut(out.len()).and_then(Option::take) {
-                    out.push(convert(&item?)?);
+                while let Some(item) = pending.get_mut(done).and_then(Option::take) {
+                    let (flat, ends) = item?;
+                    let mut start = 0;
+                    for end in ends {
+                        out.push(convert(flat.get(start..end).unwrap_or(&[]))?);
+                        start = end;
+                    }
+                    done += 1;
                 }
-                if out.len() == texts.len() {
+                if done == parts.len() {
                     break;
                 }
-                if pending[out.len()].is_none() {
-                    // The next result is not ready: encode a document here rather than wait.
+                if pending[done].is_none() {
+                    // The next result is not ready: encode a chunk here rather than wait.
                     // Detached, so that other Python threads run meanwhile.
                     let item = match claim() {
-                        Some(i) => (i, py.detach(|| catch_unwind(AssertUnwindSafe(|| encode(texts[i], &mut scratch))))),
+                        Some(c) => (c, py.detach(|| catch_unwind(AssertUnwindSafe(|| encode_chunk(c, &mut scratch))))),
                         None => match py.detach(|| rx.lock().ok().and_then(|rx| rx.recv().ok())) {
                             Some(item) => item,
                             None => {
