@@ -241,3 +241,15 @@ def test_other_sequences_keep_the_general_pipeline(shared_data, what, pre):
     assert tm.pretokenizer != "deepseek_v3"
     for s in DS_HARD:
         assert tm.encode(s) == hf.encode(s).ids, repr(s)
+
+
+def test_deepseek_pathological_inputs_and_bad_arguments(ds_file):
+    """Long runs of one class (digits cut in threes, CJK, kana, punctuation, whitespace, NUL), lone
+    surrogates, and a hook call with a name that does not exist."""
+    tok, hf = ds_file
+    for text in ("7" * 300_000, "中" * 200_000, "が" * 100_000, "!" * 300_000, " \n" * 200_000, "\0" * 100_000,
+                 "a1中" * 100_000):
+        assert tok.encode(text, add_special_tokens=False) == hf.encode(text, add_special_tokens=False).ids
+    assert tok.encode("x\ud800y", add_special_tokens=False) == tok.encode("x\ufffdy", add_special_tokens=False)
+    with pytest.raises(ValueError, match="no hand-written pre-tokenizer named"):
+        _core.pretokenize_named("deepseek_v4", "text")

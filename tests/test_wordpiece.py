@@ -135,7 +135,9 @@ def test_surrogates_nuls_and_huge_inputs(pair):
     assert tok.encode("a\ud800b") == tok.encode("a\ufffdb") == hf.encode("a\ufffdb").ids
     assert tok.encode_batch(["x\udfff y", "ok"]) == [tok.encode("x\ufffd y"), tok.encode("ok")]
     assert tok.encode_with_offsets("a\ud800 b")[0] == tok.encode("a\ufffd b")
-    for text in ("x" * 1_000_000, " " * 1_000_000, "a." * 500_000, "\0" * 100_000, "9" * 1_000_000):
+    for text in ("x" * 1_000_000, " " * 1_000_000, "a." * 500_000, "\0" * 100_000, "9" * 1_000_000,
+                 # the one-pass path's non-ASCII classes: accents, CJK, kana + mark, kept marks
+                 "é" * 300_000, "中" * 300_000, "か\u3099" * 100_000, "a\U0001d165" * 50_000, "\u3000" * 200_000):
         ids = tok.encode(text, add_special_tokens=False)
         assert ids == hf.encode(text, add_special_tokens=False).ids
 

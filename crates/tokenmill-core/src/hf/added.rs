@@ -375,48 +375,12 @@ impl FirstBytes {
         Some(FirstBytes { set })
     }
 
-    /// True when `hay` contains one of the bytes.
+    /// True when `hay` contains one of the bytes (memchr's vectorized search).
     #[inline]
     fn found_in(&self, hay: &[u8]) -> bool {
         let [a, b, c] = self.set;
-        if a == b && b == c {
-            scan(hay, |x| x == a) // one byte (the usual `<`): a third of the compares
-        } else {
-            scan(hay, |x| (x == a) | (x == b) | (x == c))
-        }
+        memchr::memchr3(a, b, c, hay).is_some()
     }
-}
-
-/// True when `is` holds for a byte of `hay`: blocks of 32 bytes, then the last 32 (or the
-/// first and last 16) bytes again for the tail, so that all but texts under 16 bytes are
-/// scanned with compares of whole vectors.
-#[inline(always)]
-fn scan(hay: &[u8], is: impl Fn(u8) -> bool + Copy) -> bool {
-    let (blocks, rest) = hay.as_chunks::<32>();
-    if blocks.iter().any(|w| any_in(w, is)) {
-        return true;
-    }
-    if rest.is_empty() {
-        return false;
-    }
-    if let Some(w) = hay.last_chunk::<32>() {
-        return any_in(w, is);
-    }
-    match (hay.first_chunk::<16>(), hay.last_chunk::<16>()) {
-        (Some(x), Some(y)) => any_in(x, is) || any_in(y, is),
-        _ => hay.iter().any(|&x| is(x)),
-    }
-}
-
-/// True when `is` holds for a byte of `w`. (This shape, a mask and then its OR, is the one the
-/// compiler turns into compares of whole vectors.)
-#[inline(always)]
-fn any_in<const N: usize>(w: &[u8; N], is: impl Fn(u8) -> bool) -> bool {
-    let mut m = [false; N];
-    for (m, &x) in m.iter_mut().zip(w) {
-        *m = is(x);
-    }
-    m.iter().fold(false, |acc, &y| acc | y)
 }
 
 impl Matcher {
