@@ -19,6 +19,7 @@ pub mod bpe;
 pub use bpe::BpeCache;
 
 use std::hash::BuildHasher;
+use std::sync::OnceLock;
 
 use hashbrown::hash_table::{Entry, HashTable};
 use rustc_hash::{FxBuildHasher, FxHashMap};
@@ -43,12 +44,17 @@ pub struct Token {
 /// Every token is in one string (`text`, file order) and both directions hold spans of it: one
 /// allocation instead of one per token makes loading faster, and a lookup reads the token
 /// bytes straight from the span in the table's slot, as a map of boxed strings would.
+///
+/// The token -> id table is built at load for BPE and WordLevel, which look tokens up as they
+/// encode, and left for the first lookup otherwise: a WordPiece model answers token -> id from
+/// its trie and never needs it (building it was a fifth of a BERT load).
 #[derive(Clone)]
 pub(crate) struct Vocab {
     text: String,
     /// token -> id: (start, end, id), hashed on `text[start..end]`.
-    map: HashTable<(usize, usize, u32)>,
+    map: OnceLock<HashTable<(usize, usize, u32)>>,
     rev: Rev,
+    len: usize,
 }
 
 /// id -> span of `text`: by id when the ids are dense enough (they nearly always are),
@@ -68,7 +74,7 @@ fn hash_token(token: &str) -> u64 {
 impl Vocab {
     /// Reads a `{token: id}` object. Errors: not an object, an id that is not a u32, an empty
     /// vocabulary, an id given to two tokens.
-    pub(crate) fn from_json(v: &Value, path: &str) -> Result<Self, CoreError> {
+    pub(crate) fn from_json(v: &Value, path: &str, index: bool) -> Result<Self, CoreError> {
         let obj =
             v.as_object().ok_or_else(|| bad(path, format!("expected a {{token: id}} object, got {}", show(v))))?;
         if obj.is_empty() {
@@ -82,31 +88,23 @@ impl Vocab {
                 .ok_or_else(|| bad(&join(path, token), format!("expected an id in [0, 2**32), got {}", show(id))))?;
             pairs.push((token.as_str(), id));
         }
-        Self::from_pairs(pairs, path)
-    }
-
-    /// The vocabulary of `model.vocab` read by `json::parse_typed` (pairs in file order). An
-    /// error also when a token appears twice (the full path, where the last one counts, decides).
-    fn from_typed(pairs: &[(std::borrow::Cow<str>, u32)], path: &str) -> Result<Self, CoreError> {
-        let vocab = Self::from_pairs(pairs.iter().map(|(t, id)| (&**t, *id)).collect(), path)?;
-        if vocab.map.len() != pairs.len() {
-            return Err(bad(path, "a token appears twice"));
-        }
-        Ok(vocab)
+        Self::from_pairs(pairs, path, index)
     }
 
     /// `model.vocab` of the object `o`: the typed list when there is one, else its `Value`.
-    fn read(o: Obj, typed: Option<&TypedModel>) -> Result<Self, CoreError> {
+    /// `index`: build the token -> id table now, which also finds a token given twice in the
+    /// typed list (without it, the caller must reject those itself).
+    fn read(o: Obj, typed: Option<&TypedModel>, index: bool) -> Result<Self, CoreError> {
         let path = join(o.path, "vocab");
         match typed.and_then(|t| t.vocab.as_ref()) {
-            Some(pairs) => Self::from_typed(pairs, &path),
-            None => Self::from_json(o.req("vocab")?, &path),
+            Some(pairs) => Self::from_pairs(pairs.iter().map(|(t, id)| (&**t, *id)).collect(), &path, index),
+            None => Self::from_json(o.req("vocab")?, &path, index),
         }
     }
 
     /// Builds the vocabulary of `(token, id)` pairs in file order. Errors: no pair, an id
-    /// given to two tokens.
-    fn from_pairs(pairs: Vec<(&str, u32)>, path: &str) -> Result<Self, CoreError> {
+    /// given to two tokens, and with `index` a token given twice.
+    fn from_pairs(pairs: Vec<(&str, u32)>, path: &str, index: bool) -> Result<Self, CoreError> {
         if pairs.is_empty() {
             return Err(bad(path, "the vocabulary is empty"));
         }
@@ -146,24 +144,53 @@ impl Vocab {
             }
             Rev::Sparse(map)
         };
+        let map = OnceLock::new();
+        if index {
+            let table = Self::index(&text, &entries)
+                // Only from a typed list (a JSON object read as a `Value` has each key once).
+                .map_err(|token| bad(path, format!("the token {token:?} appears twice")))?;
+            let _ = map.set(table);
+        }
+        Ok(Vocab { text, map, rev, len: entries.len() })
+    }
+
+    /// The token -> id table of `entries` (spans of `text`); Err(token) for a token given twice.
+    fn index<'t>(text: &'t str, entries: &[(usize, usize, u32)]) -> Result<HashTable<(usize, usize, u32)>, &'t str> {
         let mut map = HashTable::with_capacity(entries.len());
-        for &(start, end, id) in &entries {
+        for &(start, end, id) in entries {
             let token = &text[start..end];
             let rehash = |&(s, e, _): &(usize, usize, u32)| hash_token(&text[s..e]);
             match map.entry(hash_token(token), |&(s, e, _)| &text[s..e] == token, rehash) {
-                // Only from `from_typed` (a JSON object read as a `Value` has each key once).
-                Entry::Occupied(_) => return Err(bad(path, format!("the token {token:?} appears twice"))),
+                Entry::Occupied(_) => return Err(token),
                 Entry::Vacant(slot) => {
                     slot.insert((start, end, id));
                 }
             }
         }
-        Ok(Vocab { text, map, rev })
+        Ok(map)
+    }
+
+    fn table(&self) -> &HashTable<(usize, usize, u32)> {
+        self.map.get_or_init(|| {
+            let entries: Vec<(usize, usize, u32)> = self.spans().map(|(id, (s, e))| (s, e, id)).collect();
+            // Tokens are unique here: a vocabulary built without its table was checked by its model.
+            Self::index(&self.text, &entries).unwrap_or_default()
+        })
+    }
+
+    /// (id, span) of every token, by id when the ids are dense.
+    fn spans(&self) -> Box<dyn Iterator<Item = (u32, (usize, usize))> + '_> {
+        match &self.rev {
+            Rev::Dense(spans) => {
+                Box::new(spans.iter().enumerate().filter(|(_, &s)| s != NO_SPAN).map(|(id, &s)| (id as u32, s)))
+            }
+            Rev::Sparse(m) => Box::new(m.iter().map(|(&id, &s)| (id, s))),
+        }
     }
 
     pub(crate) fn get(&self, token: &str) -> Option<u32> {
         let text = &self.text;
-        self.map.find(hash_token(token), |&(s, e, _)| &text[s..e] == token).map(|&(_, _, id)| id)
+        self.table().find(hash_token(token), |&(s, e, _)| &text[s..e] == token).map(|&(_, _, id)| id)
     }
 
     pub(crate) fn token(&self, id: u32) -> Option<&str> {
@@ -175,17 +202,17 @@ impl Vocab {
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.map.len()
+        self.len
     }
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, u32)> {
-        self.map.iter().map(|&(s, e, id)| (&self.text[s..e], id))
+        self.spans().map(|(id, (s, e))| (&self.text[s..e], id))
     }
 }
 
 impl std::fmt::Debug for Vocab {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Vocab({} tokens)", self.map.len())
+        write!(f, "Vocab({} tokens)", self.len)
     }
 }
 
@@ -293,7 +320,10 @@ impl Model {
     }
 
     pub fn token_to_id(&self, token: &str) -> Option<u32> {
-        self.vocab_ref().get(token)
+        match self {
+            Model::WordPiece(m) => m.wp.token_to_id(token),
+            _ => self.vocab_ref().get(token),
+        }
     }
 
     pub fn id_to_token(&self, id: u32) -> Option<&str> {
@@ -340,8 +370,9 @@ impl WordPieceModel {
         let max_chars = o.u64("max_input_chars_per_word")?;
         let vocab_path = join(o.path, "vocab");
         o.req("vocab")?;
-        let vocab = Vocab::read(o, typed)?;
-        if vocab.get(&unk).is_none() {
+        // No token -> id table (see `Vocab`): the model checks tokens given twice.
+        let vocab = Vocab::read(o, typed, false)?;
+        if !vocab.iter().any(|(t, _)| t == unk) {
             return Err(bad(
                 &join(o.path, "unk_token"),
                 format!(
@@ -389,7 +420,7 @@ impl WordLevel {
         o.only(&["type", "vocab", "unk_token"])?;
         let unk_token = req_string(o, "unk_token")?;
         o.req("vocab")?;
-        let vocab = Vocab::read(o, typed)?;
+        let vocab = Vocab::read(o, typed, true)?;
         let unk_id = vocab.get(&unk_token);
         Ok(WordLevel { vocab, unk_token, unk_id })
     }

@@ -128,9 +128,10 @@ impl FreeSlots {
     }
 
     fn grow(&mut self, i: usize) {
-        while self.next.len() <= i + 1 {
-            let l = self.next.len() as u32;
-            self.next.push(l);
+        if self.next.len() <= i + 1 {
+            let from = self.next.len() as u32;
+            let to = (i + 2).max(2 * self.next.len()) as u32;
+            self.next.extend(from..to);
         }
     }
 
@@ -183,55 +184,63 @@ impl LinMax {
             .filter_map(|&(t, id)| t.strip_prefix(prefix).filter(|r| !r.is_empty()).map(|r| (r, id)))
             .map(|(r, id)| (r.as_bytes(), id, r.chars().count() as u32))
             .collect();
-        let mut t = Build::new(2 * (initial.len() + continuing.len()) + 2);
+        // At most one node per key byte, plus the two roots.
+        let cap = initial.iter().chain(&continuing).map(|k| k.0.len()).sum::<usize>() + 2;
+        let mut t = Build::new(cap);
         t.insert_sorted(root, &initial);
         t.insert_sorted(cont, &continuing);
         let n = t.label.len();
         // Breadth-first order from both roots (depth 0 each): failure links point to shallower
-        // nodes, so they are known before they are needed.
+        // nodes, so they are known before they are needed. From here on a node is named by its
+        // breadth-first rank k: the children of k are then the ranks `kid[k]..kid[k + 1]`, a
+        // range (no list walking), and every per-node array is read front to back.
         let mut order: Vec<u32> = Vec::with_capacity(n);
+        let mut kid: Vec<u32> = Vec::with_capacity(n + 1);
         order.extend([root, cont]);
         let mut i = 0;
         while i < order.len() {
+            kid.push(order.len() as u32);
             let u = order[i];
             order.extend(t.children(u).map(|(_, v)| v));
             i += 1;
         }
+        kid.push(order.len() as u32);
+        let label: Vec<u8> = order.iter().map(|&u| t.label[u as usize]).collect();
+        let token: Vec<(u32, u32)> = order.iter().map(|&u| t.token[u as usize]).collect();
+        drop(t);
+        let kids = |k: usize| kid[k] as usize..kid[k + 1] as usize;
         // Placement order: parents by the smallest token id below them (then breadth first).
         // Why: vocabularies number their frequent tokens first (BERT's whole words, BPE merge
         // order), so the nodes most text walks through land together at the front of the
         // array, nearer in cache than breadth-first order leaves them. A parent's smallest id
         // is at most its children's, so parents still come before their children.
         let mut min_id = vec![NONE; n];
-        for &u in order.iter().rev() {
-            let mut m = t.token[u as usize].0;
-            for (_, v) in t.children(u) {
-                m = m.min(min_id[v as usize]);
-            }
-            min_id[u as usize] = m;
+        for k in (0..n).rev() {
+            min_id[k] = kids(k).map(|c| min_id[c]).fold(token[k].0, u32::min);
         }
-        let mut rank = vec![0u32; n];
-        for (i, &u) in order.iter().enumerate() {
-            rank[u as usize] = i as u32;
-        }
-        let mut place: Vec<u32> = order.iter().copied().filter(|&u| t.first_child[u as usize] != NONE).collect();
-        place.sort_unstable_by_key(|&u| (min_id[u as usize], rank[u as usize]));
+        // One integer key per parent (smallest id, then breadth-first rank): a plain sort.
+        let mut place: Vec<u64> =
+            (0..n).filter(|&k| !kids(k).is_empty()).map(|k| (u64::from(min_id[k]) << 32) | k as u64).collect();
+        super::radix_sort(&mut place, |&k| k);
         // Double-array placement: each node's children go where all of their slots are free;
         // roots at 0 and 1, every base >= 2 so no step lands on them.
         let mut pos = vec![NONE; n];
-        pos[root as usize] = 0;
-        pos[cont as usize] = 1;
-        let mut free = FreeSlots::new(n + 512);
+        pos[0] = 0;
+        pos[1] = 1;
+        // Why 2n: the array ends up a little longer than the node count (no growing it slot by slot).
+        let mut free = FreeSlots::new(2 * n + 512);
         free.take(0);
         free.take(1);
         let mut base_of = vec![0u32; n];
-        for &u in &place {
-            let Some((c0, _)) = t.children(u).next() else { continue };
-            let mut q = free.next(2 + c0 as usize);
+        for &key in &place {
+            let k = key as u32 as usize;
+            let labels = &label[kids(k)];
+            let c0 = labels[0] as usize;
+            let mut q = free.next(2 + c0);
             let mut tries = 0;
             let b = loop {
-                let b = q - c0 as usize;
-                if t.children(u).all(|(c, _)| free.is_free(b + c as usize)) {
+                let b = q - c0;
+                if labels.iter().all(|&c| free.is_free(b + c as usize)) {
                     break b;
                 }
                 // Why the cap: a node with many children rarely fits the sparse holes near the
@@ -239,35 +248,36 @@ impl LinMax {
                 tries += 1;
                 q = if tries > 8 { free.next(free.high_water().max(q + 1)) } else { free.next(q + 1) };
             };
-            base_of[u as usize] = b as u32;
-            for (c, v) in t.children(u) {
-                let p = b + c as usize;
+            base_of[k] = b as u32;
+            for c in kids(k) {
+                let p = b + label[c] as usize;
                 free.take(p);
-                pos[v as usize] = p as u32;
+                pos[c] = p as u32;
             }
         }
         let len = free.high_water() + 256;
         let mut lm = LinMax {
             units: vec![[0, NONE]; len],
             info: vec![[NONE, 0, 0, NONE]; len],
-            items: Vec::new(),
+            items: Vec::with_capacity(2 * n),
             root: 0,
             cont: 1,
         };
-        for &u in &order {
-            let p = pos[u as usize] as usize;
-            lm.units[p][0] = base_of[u as usize];
-            for (_, v) in t.children(u) {
-                lm.units[pos[v as usize] as usize][1] = p as u32;
+        for k in 0..n {
+            let p = pos[k] as usize;
+            lm.units[p][0] = base_of[k];
+            for c in kids(k) {
+                lm.units[pos[c] as usize][1] = p as u32;
             }
         }
         // Failure links and pops (module docstring), on the double array.
         let budget = POP_BUDGET_FLOOR + POP_BUDGET_PER_NODE * n;
-        for &u in &order {
-            let pu = pos[u as usize];
-            for (c, v) in t.children(u) {
-                let pv = pos[v as usize] as usize;
-                let (id, chars) = t.token[v as usize];
+        for k in 0..n {
+            let pu = pos[k];
+            for v in kids(k) {
+                let c = label[v];
+                let pv = pos[v] as usize;
+                let (id, chars) = token[v];
                 if id != NONE {
                     lm.info[pv] = [lm.cont, lm.items.len() as u32, 1, id];
                     lm.items.push((id, chars));

@@ -65,6 +65,79 @@ impl Maps {
     }
 }
 
+/// The first `(token, id)` whose id an earlier pair already has.
+fn first_repeated_id<S: AsRef<str>>(vocab: &[(S, u32)]) -> Option<(&str, u32)> {
+    let max = vocab.iter().map(|&(_, id)| id as usize).max().unwrap_or(0);
+    // Why a bitmap when the ids are dense (they nearly always are): no hashing.
+    if max < 4 * vocab.len() + 1024 {
+        let mut seen = vec![false; max + 1];
+        vocab.iter().find(|&&(_, id)| std::mem::replace(&mut seen[id as usize], true)).map(|(t, id)| (t.as_ref(), *id))
+    } else {
+        let mut seen = rustc_hash::FxHashSet::default();
+        seen.reserve(vocab.len());
+        vocab.iter().find(|&&(_, id)| !seen.insert(id)).map(|(t, id)| (t.as_ref(), *id))
+    }
+}
+
+/// The indices `0..n` ordered by `key(i)` (bytes), ties by index.
+///
+/// Why not one comparison sort on the strings: most comparisons are settled by the first
+/// eight bytes, so those are sorted as one big-endian integer first (no `memcmp` call per
+/// comparison), and only runs that share them are compared in full.
+fn sorted_order<'a>(n: usize, key: impl Fn(u32) -> &'a [u8]) -> Vec<u32> {
+    let head = |k: &[u8]| {
+        let mut b = [0u8; 8];
+        let m = k.len().min(8);
+        b[..m].copy_from_slice(&k[..m]);
+        u64::from_be_bytes(b)
+    };
+    let mut keyed: Vec<(u64, u32)> = (0..n as u32).map(|i| (head(key(i)), i)).collect();
+    radix_sort(&mut keyed, |&(k, _)| k);
+    let mut order: Vec<u32> = keyed.iter().map(|&(_, i)| i).collect();
+    let mut start = 0;
+    while start < n {
+        let mut end = start + 1;
+        while end < n && keyed[end].0 == keyed[start].0 {
+            end += 1;
+        }
+        if end - start > 1 {
+            order[start..end].sort_unstable_by(|&a, &b| key(a).cmp(key(b)).then(a.cmp(&b)));
+        }
+        start = end;
+    }
+    order
+}
+
+/// Sorts `items` by `key`, stably (least significant byte first, 8 bits a pass; a pass where
+/// every key has the same byte is skipped). Why not a comparison sort: the vocabulary build
+/// sorts tens of thousands of integer keys, and this takes a fraction of the time.
+pub(crate) fn radix_sort<T: Copy>(items: &mut Vec<T>, key: impl Fn(&T) -> u64) {
+    let mut other: Vec<T> = Vec::with_capacity(items.len());
+    for shift in (0..64).step_by(8) {
+        let mut count = [0usize; 256];
+        for x in items.iter() {
+            count[(key(x) >> shift) as usize & 255] += 1;
+        }
+        if count.contains(&items.len()) {
+            continue;
+        }
+        let mut at = [0usize; 256];
+        let mut sum = 0;
+        for (a, c) in at.iter_mut().zip(count) {
+            *a = sum;
+            sum += c;
+        }
+        other.clear();
+        other.resize(items.len(), items[0]);
+        for x in items.iter() {
+            let d = (key(x) >> shift) as usize & 255;
+            other[at[d]] = *x;
+            at[d] += 1;
+        }
+        std::mem::swap(items, &mut other);
+    }
+}
+
 impl WordPiece {
     /// Builds the model from `(token, id)` pairs. Errors (`CoreError::Vocab`): an empty
     /// vocabulary, a token or an id given twice, an unknown token that is not in it.
@@ -97,21 +170,15 @@ impl WordPiece {
         if vocab.is_empty() {
             return Err(CoreError::Vocab("the WordPiece vocabulary is empty".into()));
         }
-        let mut ids = rustc_hash::FxHashSet::default();
-        ids.reserve(vocab.len());
-        for (token, id) in vocab {
-            if !ids.insert(*id) {
-                let token = token.as_ref();
-                return Err(CoreError::Vocab(format!(
-                    "WordPiece vocabulary: id {id} is given twice (second time for token {token:?}); each id must name one token"
-                )));
-            }
+        if let Some((token, id)) = first_repeated_id(vocab) {
+            return Err(CoreError::Vocab(format!(
+                "WordPiece vocabulary: id {id} is given twice (second time for token {token:?}); each id must name one token"
+            )));
         }
         // Sorted by bytes (then input order): duplicates are neighbours, and the trie is built
         // from sorted keys (one sort serves both).
-        let mut order: Vec<u32> = (0..vocab.len() as u32).collect();
         let tok = |i: u32| vocab[i as usize].0.as_ref();
-        order.sort_unstable_by(|&a, &b| tok(a).cmp(tok(b)).then(a.cmp(&b)));
+        let order = sorted_order(vocab.len(), |i| tok(i).as_bytes());
         if let Some(w) = order.windows(2).find(|w| tok(w[0]) == tok(w[1])) {
             let (token, id) = (tok(w[1]), vocab[w[1] as usize].1);
             return Err(CoreError::Vocab(format!(
@@ -284,5 +351,38 @@ mod tests {
         assert!(e(vec![("a", 0), ("a", 1)], "a").contains("\"a\" is given twice"));
         assert!(e(vec![("a", 0), ("b", 0)], "a").contains("id 0 is given twice"));
         assert!(e(vec![("a", 0)], "[UNK]").contains("unknown token \"[UNK]\""));
+        // Sparse ids take the hash-set check.
+        assert!(e(vec![("a", 7), ("b", u32::MAX), ("c", u32::MAX)], "a").contains("id 4294967295 is given twice"));
+        assert!(e(vec![("a", 7), ("b", u32::MAX), ("a", 9)], "a").contains("\"a\" is given twice"));
+    }
+
+    #[test]
+    fn sorted_order_is_byte_order_then_index() {
+        // Shared 8-byte heads, NUL bytes (a short key padded with zeros must still sort first),
+        // non-ASCII and repeats.
+        let keys: Vec<&[u8]> = vec![
+            b"abcdefgh\x00",
+            b"abcdefgh",
+            b"abcdefghz",
+            b"ab",
+            b"ab\x00",
+            b"",
+            b"\xff",
+            b"abcdefgh",
+            b"\x00",
+            b"b",
+            "\u{e9}t\u{e9}".as_bytes(),
+            b"abcdefga\xff",
+        ];
+        let got = sorted_order(keys.len(), |i| keys[i as usize]);
+        let mut want: Vec<u32> = (0..keys.len() as u32).collect();
+        want.sort_by(|&a, &b| keys[a as usize].cmp(keys[b as usize]).then(a.cmp(&b)));
+        assert_eq!(got, want);
+        let mut xs: Vec<(u64, u32)> =
+            (0..5000u32).map(|i| ((i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (i % 64), i)).collect();
+        let mut want = xs.clone();
+        want.sort_by_key(|&(k, _)| k); // stable, like the radix sort
+        radix_sort(&mut xs, |&(k, _)| k);
+        assert_eq!(xs, want);
     }
 }

@@ -185,7 +185,7 @@ impl Bpe {
         o.req("vocab")?;
         o.req("merges")?;
         let vocab_path = join(o.path, "vocab");
-        let vocab = Vocab::read(o, typed)?;
+        let vocab = Vocab::read(o, typed, true)?;
         let merges_path = join(o.path, "merges");
         let merges = match typed.and_then(|t| t.merges.as_deref()) {
             Some(list) => build_typed_merges(list, &merges_path, &vocab, &vocab_path, prefix.len())?,
