@@ -28,6 +28,7 @@ __all__ = [
     "TrainingError",
     "CorpusError",
     "CorpusFileNotFoundError",
+    "OutputError",
 ]
 
 
@@ -205,3 +206,11 @@ class CorpusFileNotFoundError(CorpusError, FileNotFoundError):
 
     def __str__(self) -> str:  # OSError would print "[Errno 2] ..."
         return Exception.__str__(self)
+
+
+class OutputError(TokenmillError, OSError):
+    """Output cannot be written (a shard, an index): the message names the file and the cause.
+
+    Also raised when an output directory holds the output of another job (another tokenizer,
+    corpus or options) and overwriting was not asked for.
+    """

@@ -32,6 +32,13 @@ pub enum CoreError {
     /// names it (with its JSON path) and lists what is supported.
     #[error("{0}")]
     Unsupported(String),
+    /// A corpus file cannot be read as the corpus it should be (missing, invalid UTF-8, a
+    /// malformed record, corrupt gzip); the message names the file and the place.
+    #[error("{0}")]
+    Corpus(String),
+    /// Writing output failed; the message names the file and what was being done.
+    #[error("{0}")]
+    Io(String),
     /// A state that should not happen: a worker thread that panicked, a poisoned lock, a
     /// "cannot happen" branch. A bug in tokenmill, not in the caller's input.
     #[error("{0}")]

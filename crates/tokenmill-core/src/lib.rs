@@ -4,6 +4,7 @@
 //! safe-cut rules and BERT's word splitter), byte-level BPE encoding and decoding (`bpe`),
 //! special-token scanning (`special`), byte <-> character offsets (`offsets`), BPE training
 //! (`train`), per-call threads (`parallel`), strict parsing of tiktoken rank files (`formats`),
+//! pretraining data (`data`: a corpus to shards of ids, on all cores, resumable),
 //! and BERT-style WordPiece: BERT's normalizer with an alignment to the original text
 //! (`normalize`), the WordPiece model (`wordpiece`) and the pipeline joining them (`pipeline`).
 //! What it does not do: policy (which specials are allowed, registries, file locations) and
@@ -16,6 +17,7 @@
 //! `bpe` uses the modules above it; `formats` and `train` use `bpe` and the modules above it.
 
 pub mod bpe;
+pub mod data;
 pub mod error;
 pub mod formats;
 pub mod hf;

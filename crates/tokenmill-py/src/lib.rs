@@ -49,6 +49,8 @@ pub(crate) fn map_err(py: Python<'_>, e: CoreError) -> PyErr {
         CoreError::Cancelled => PyErr::new::<pyo3::exceptions::PyKeyboardInterrupt, _>("training was cancelled"),
         CoreError::Input(msg) => py_error(py, "InputError", (msg,)),
         CoreError::Unsupported(msg) => py_error(py, "UnsupportedError", (msg,)),
+        CoreError::Corpus(msg) => py_error(py, "CorpusError", (msg,)),
+        CoreError::Io(msg) => py_error(py, "OutputError", (msg,)),
         CoreError::Internal(msg) => py_error(py, "InternalError", (msg,)),
     }
 }
