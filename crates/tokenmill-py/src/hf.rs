@@ -28,6 +28,13 @@ pub(crate) struct PyHfTokenizer {
     ints: Arc<IntCache>,
 }
 
+impl PyHfTokenizer {
+    /// The core tokenizer (for `data::prepare`).
+    pub(crate) fn core(&self) -> &HfTokenizer {
+        &self.inner
+    }
+}
+
 fn parse_json(text: Option<&str>, what: &str) -> Result<Option<serde_json::Value>, CoreError> {
     text.map(|t| serde_json::from_str(t).map_err(|e| CoreError::Input(format!("{what}: invalid JSON: {e}"))))
         .transpose()

@@ -14,6 +14,7 @@
 mod batch;
 mod bpe;
 mod cuts;
+mod data;
 mod hf;
 mod intlist;
 mod train;
@@ -135,6 +136,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bpe::SpecialSet>()?;
     m.add_class::<wordpiece::PyWordPiece>()?;
     m.add_class::<hf::PyHfTokenizer>()?;
+    m.add_function(wrap_pyfunction!(data::prepare, m)?)?;
     m.add_function(wrap_pyfunction!(parse_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(dump_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize, m)?)?;

@@ -1,7 +1,8 @@
 """The ``tokenmill`` command line: `main` and the top-level parser.
 
 Commands (``tokenmill COMMAND --help`` for all options): ``encode``, ``decode``, ``count``,
-``encodings``, ``demo`` (`cli.tokens`), ``train`` (`cli.train`) and ``verify`` (`cli.verify`); `cli._common` holds the
+``encodings``, ``demo`` (`cli.tokens`), ``train`` (`cli.train`), ``verify`` (`cli.verify`) and
+``prepare`` (`cli.prepare`); `cli._common` holds the
 shared pieces. Each subcommand asks the tokenizer (or the trainer table) what it can do
 instead of branching on its family. Every user error is one line ``tokenmill: error: ...`` on
 stderr and exit status 2; never a traceback. Nothing is downloaded.
@@ -24,7 +25,7 @@ from typing import Sequence
 
 from .._version import __version__
 from ..errors import TokenmillError
-from . import tokens, train, verify
+from . import prepare, tokens, train, verify
 from ._common import ArgumentParser, CliError
 
 __all__ = ["main", "CliError"]
@@ -43,6 +44,7 @@ def _build_parser() -> argparse.ArgumentParser:
     tokens.add_parsers(sub, common)
     train.add_parser(sub, common)
     verify.add_parser(sub, common)
+    prepare.add_parser(sub, common)
     return parser
 
 
@@ -58,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except SystemExit as e:  # --help / --version
             return e.code if isinstance(e.code, int) else 0
         if not getattr(args, "command", None):
-            raise CliError("missing command: choose one of encode, decode, count, encodings, demo, train, verify (see 'tokenmill --help')")
+            raise CliError("missing command: choose one of encode, decode, count, encodings, demo, train, verify, prepare (see 'tokenmill --help')")
         return args.func(args)
     except CliError as e:
         return _fail(str(e))

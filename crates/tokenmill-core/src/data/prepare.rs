@@ -161,7 +161,12 @@ impl ShardInfo {
                 empty: u(r, "empty")?,
             },
             totals: Totals { documents: u(t, "documents")?, tokens: u(t, "tokens")?, text_bytes: u(t, "text_bytes")? },
-            source_documents: v.get("source_documents")?.as_array()?.iter().map(Value::as_u64).collect::<Option<_>>()?,
+            source_documents: v
+                .get("source_documents")?
+                .as_array()?
+                .iter()
+                .map(Value::as_u64)
+                .collect::<Option<_>>()?,
         })
     }
 }
@@ -180,9 +185,11 @@ pub fn finished_shards(dir: &Path, layout: Layout, dtype: Dtype) -> Result<Vec<S
         let expected = super::writer::expected_sizes(layout, dtype, info.tokens, info.documents);
         let files_ok = info.index == k
             && info.files.len() == expected.len()
-            && info.files.iter().zip(&expected).all(|(f, &size)| {
-                std::fs::metadata(dir.join(f)).map(|m| m.len() == size).unwrap_or(false)
-            });
+            && info
+                .files
+                .iter()
+                .zip(&expected)
+                .all(|(f, &size)| std::fs::metadata(dir.join(f)).map(|m| m.len() == size).unwrap_or(false));
         if !files_ok {
             break;
         }
@@ -413,8 +420,10 @@ where
                     if stop.load(Ordering::Relaxed) {
                         continue; // drain, so that the reader never blocks on a full channel
                     }
-                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| encode_block(enc, block, &mut scratch)))
-                        .unwrap_or_else(|_| Err(CoreError::Internal("an encoder thread panicked".into())));
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        encode_block(enc, block, &mut scratch)
+                    }))
+                    .unwrap_or_else(|_| Err(CoreError::Internal("an encoder thread panicked".into())));
                     if done_tx.send(Msg::Block(seq, r)).is_err() {
                         break;
                     }
@@ -509,7 +518,11 @@ fn write_in_order(
             })?;
         }
     }
-    progress(Progress { input_bytes: input_bytes.load(Ordering::Relaxed), tokens: out.totals.tokens, documents: out.totals.documents })
+    progress(Progress {
+        input_bytes: input_bytes.load(Ordering::Relaxed),
+        tokens: out.totals.tokens,
+        documents: out.totals.documents,
+    })
 }
 
 #[cfg(test)]

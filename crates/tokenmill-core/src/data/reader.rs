@@ -221,7 +221,8 @@ impl Reader {
         let start = o.carry.len();
         o.carry.reserve(want);
         let got = (&mut o.input).take(want as u64).read_to_end(&mut o.carry).map_err(|e| {
-            let what = if e.kind() == std::io::ErrorKind::UnexpectedEof || e.kind() == std::io::ErrorKind::InvalidInput {
+            let what = if e.kind() == std::io::ErrorKind::UnexpectedEof || e.kind() == std::io::ErrorKind::InvalidInput
+            {
                 "corrupt or truncated gzip data"
             } else {
                 "reading"
@@ -264,7 +265,8 @@ impl Reader {
                 Err(e) => return Err(Self::utf8_error(&o.path, self.pos.offset, e)),
             };
             let text = std::str::from_utf8(&o.carry[..valid]).unwrap_or_default();
-            end = (valid / 2..valid).rev().find(|&i| text.is_char_boundary(i) && is_cut_point(text, i)).unwrap_or(valid);
+            end =
+                (valid / 2..valid).rev().find(|&i| text.is_char_boundary(i) && is_cut_point(text, i)).unwrap_or(valid);
         }
         let rest = o.carry.split_off(end);
         let bytes = std::mem::replace(&mut o.carry, rest);
@@ -307,9 +309,12 @@ impl Reader {
         if !json {
             let text = String::from_utf8(bytes).map_err(|e| Self::utf8_error(path, pos.offset, e.utf8_error()))?;
             let mut start = 0;
-            for line_end in memchr::memchr_iter(b'\n', text.as_bytes()).chain((!text.ends_with('\n')).then_some(text.len())) {
+            for line_end in
+                memchr::memchr_iter(b'\n', text.as_bytes()).chain((!text.ends_with('\n')).then_some(text.len()))
+            {
                 let next = (line_end + 1).min(text.len());
-                let end = if line_end > start && text.as_bytes()[line_end - 1] == b'\r' { line_end - 1 } else { line_end };
+                let end =
+                    if line_end > start && text.as_bytes()[line_end - 1] == b'\r' { line_end - 1 } else { line_end };
                 pos.offset += (next - start) as u64;
                 pos.line += 1;
                 pos.source_documents += 1;
@@ -351,7 +356,7 @@ impl Reader {
                     }
                     Err(why) => {
                         return Err(CoreError::Corpus(format!(
-                            "{path}:{}: {why} (pass skip_bad to count and skip such lines)",
+                            "{path}:{}: {why} (pass skip_bad=True or --skip-bad to count and skip such lines)",
                             pos.line
                         )))
                     }
@@ -423,7 +428,11 @@ mod tests {
         p
     }
 
-    fn docs(sources: &[(PathBuf, Format)], opts: ReadOptions, start: Position) -> Result<Vec<(String, Position)>, CoreError> {
+    fn docs(
+        sources: &[(PathBuf, Format)],
+        opts: ReadOptions,
+        start: Position,
+    ) -> Result<Vec<(String, Position)>, CoreError> {
         let sources = sources.iter().map(|(p, f)| Source { path: p.clone(), format: *f }).collect();
         let mut r = Reader::new(sources, opts, start)?;
         let mut out: Vec<(String, Position)> = Vec::new();
@@ -442,7 +451,8 @@ mod tests {
     #[test]
     fn lines_json_and_resume() {
         let t = tmp("a.txt", b"one\r\ntwo\n\nthree");
-        let j = tmp("b.jsonl", b"{\"text\": \"x\\u00e9\", \"n\": [1, {\"text\": 2}]}\n\n{\"id\": 1, \"text\": \"y\"}\n");
+        let j =
+            tmp("b.jsonl", b"{\"text\": \"x\\u00e9\", \"n\": [1, {\"text\": 2}]}\n\n{\"id\": 1, \"text\": \"y\"}\n");
         let srcs = [(t, Format::Text), (j, Format::Jsonl)];
         let o = ReadOptions { by_line: true, block_bytes: 4, ..ReadOptions::default() };
         let all = docs(&srcs, o.clone(), Position::default()).unwrap();
@@ -494,9 +504,10 @@ mod tests {
         let g = tmp("trunc.txt.gz", &g);
         let e = docs(&[(g, Format::Text)], ReadOptions::default(), Position::default()).unwrap_err().to_string();
         assert!(e.contains("trunc.txt.gz") && e.contains("gzip"), "{e}");
-        let e = docs(&[(PathBuf::from("/nonexistent/x.txt"), Format::Text)], ReadOptions::default(), Position::default())
-            .unwrap_err()
-            .to_string();
+        let e =
+            docs(&[(PathBuf::from("/nonexistent/x.txt"), Format::Text)], ReadOptions::default(), Position::default())
+                .unwrap_err()
+                .to_string();
         assert!(e.contains("/nonexistent/x.txt: cannot open"), "{e}");
     }
 }

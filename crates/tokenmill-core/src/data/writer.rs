@@ -159,7 +159,17 @@ impl ShardWriter {
         let file = File::create(&tmp).map_err(|e| io(&tmp, "cannot create", e))?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
         out.write_all(&npy_header(dtype.descr(), 0)).map_err(|e| io(&tmp, "cannot write", e))?;
-        Ok(ShardWriter { dir: dir.to_path_buf(), stem, dtype, layout, tmp, out, tokens: 0, doc_starts: Vec::new(), buf: Vec::new() })
+        Ok(ShardWriter {
+            dir: dir.to_path_buf(),
+            stem,
+            dtype,
+            layout,
+            tmp,
+            out,
+            tokens: 0,
+            doc_starts: Vec::new(),
+            buf: Vec::new(),
+        })
     }
 
     pub fn tokens(&self) -> u64 {

@@ -1,0 +1,229 @@
+"""`prepare`: a corpus in, shards of token ids out (``tokenmill prepare``).
+
+The Rust core does the work (``tokenmill._core.prepare``): one thread reads and decodes the
+files, the workers encode, the calling thread writes the shards in input order; no Python
+string is made per document. This module is the policy around it:
+
+* which tokenizer (anything `tokenmill.load` reads, or a tokenizer object) and which
+  end-of-text id (``eot="append"``, the default, puts it after each document; ``"prepend"``
+  before; ``"none"`` never);
+* the shard dtype: uint16 when every id fits, else uint32;
+* the job's identity (tokenizer hash, source files and sizes, options), kept in ``job.json``:
+  a directory that holds another job's shards is refused unless ``overwrite=True``; the same
+  job resumes where it stopped (after ``kill -9`` at any moment: finished shards are kept,
+  the one in flight is redone) and ends byte-identical to an uninterrupted run;
+* ``index.json``, written last and atomically, which `read_tokens` and `TokenDataset` read;
+* the summary and the progress bar.
+
+The directory format is described in `tokenmill.data.shard_files` (and version-tagged in
+``index.json``). Inputs: plain text (a document per file, or per line with ``by_line=True``),
+JSON lines (``.jsonl``, ``.ndjson``: the string in ``text_field``), each optionally gzipped.
+
+What it does not do: parquet input (yet: convert to JSON lines), tokenizers without a
+compiled encoder in the core (WordPiece ``vocab.txt``, classic BPE, word and char models: an
+`UnsupportedError` names them), deduplication or filtering.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from .. import _core
+from .._progress import Progress, human_bytes
+from ..encoding import Encoding
+from ..errors import CorpusFileNotFoundError, InputError, OutputError, UnsupportedError
+from ..formats import load
+from ..models.huggingface import HFTokenizer
+
+__all__ = ["prepare", "FORMAT", "VERSION"]
+
+FORMAT = "tokenmill-shards"
+VERSION = 1
+_DEFAULT_SHARD_TOKENS = 100_000_000
+# End-of-text tokens of tokenizer.json files, most specific first.
+_EOT_NAMES = ("<|endoftext|>", "<|end_of_text|>", "</s>", "<eos>", "<|eot_id|>", "[SEP]")
+
+
+def _sources(inputs: Any) -> list[tuple[str, str, int]]:
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = [inputs]
+    out = []
+    for p in inputs:
+        path = os.fspath(p)
+        if not os.path.isfile(path):
+            if os.path.isdir(path):
+                raise InputError(f"{path}: is a directory; pass the corpus files themselves")
+            raise CorpusFileNotFoundError("no such corpus file", path)
+        name = path.lower().removesuffix(".gz")
+        if name.endswith(".parquet"):
+            raise UnsupportedError(f"{path}: parquet input to prepare is not supported yet; convert it to JSON lines "
+                                   "(one {\"text\": ...} object per line)")
+        fmt = "jsonl" if name.endswith((".jsonl", ".ndjson")) else "text"
+        out.append((path, fmt, os.path.getsize(path)))
+    if not out:
+        raise InputError("no input files given")
+    return out
+
+
+def _tokenizer(tokenizer: Any) -> tuple[Any, str, str]:
+    """(tokenizer object, name, sha256 of its defining bytes)."""
+    name = os.fspath(tokenizer) if isinstance(tokenizer, (str, os.PathLike)) else None
+    tok = load(name) if name is not None else tokenizer
+    if isinstance(tok, Encoding):
+        body = json.dumps({"pattern": tok.pattern, "specials": sorted(tok.special_tokens.items())}).encode()
+        digest = hashlib.sha256(tok.rank_file_bytes() + b"\0" + body).hexdigest()
+        return tok, name or tok.name, digest
+    if isinstance(tok, HFTokenizer):
+        return tok, name or "tokenizer.json", hashlib.sha256(tok._json).hexdigest()
+    raise UnsupportedError(f"prepare runs byte-level BPE encodings and tokenizer.json files; {type(tok).__name__} "
+                           "has no compiled encoder for it yet")
+
+
+def _eot_id(tok: Any, eot: str, eot_token: str | None) -> int | None:
+    if eot == "none":
+        return None
+    specials = tok.special_tokens
+    names = (eot_token,) if eot_token is not None else _EOT_NAMES
+    for n in names:
+        if n in specials:
+            return int(specials[n])
+    if eot_token is not None:
+        raise InputError(f"eot_token {eot_token!r} is not a special token of this tokenizer; "
+                         f"its special tokens: {sorted(specials)[:12]}")
+    raise InputError("this tokenizer has no end-of-text token (looked for "
+                     f"{', '.join(_EOT_NAMES)}); pass eot_token=... or eot=\"none\"")
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    """Atomically: a temporary file, synced, renamed."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(json.dumps(obj, indent=2, sort_keys=True) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _clear(out: Path) -> None:
+    for p in out.iterdir():
+        n = p.name
+        if n in ("index.json", "job.json") or n.startswith(("shard_", ".shard_", ".index.json", ".job.json")):
+            p.unlink()
+
+
+def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | os.PathLike, *,
+            tokenizer: Any = "gpt2", text_field: str = "text", by_line: bool = False,
+            shard_tokens: int | None = None, num_workers: int | None = None, eot: str = "append",
+            eot_token: str | None = None, format: str = "npy", skip_bad: bool = False, overwrite: bool = False,
+            quiet: bool = False, progress: Callable[[int, int, int], None] | None = None) -> dict:
+    """Tokenizes `inputs` into shards of ids in directory `out` (resumable; see the module docstring).
+
+    Args:
+        inputs: corpus files (.txt, .jsonl, .ndjson, each optionally .gz).
+        out: the shard directory (created if missing).
+        tokenizer: a standard encoding name, a tokenizer file, or a tokenizer object.
+        text_field: JSON lines: the field holding the document.
+        by_line: plain text: one document per line instead of per file.
+        shard_tokens: a shard ends at the first document end at or after this many tokens
+            (default 100,000,000).
+        num_workers: encoding threads (default: all cores).
+        eot: end-of-text placement: "append" (after each document), "prepend" or "none".
+        eot_token: the end-of-text token (default: the tokenizer's <|endoftext|>, </s>, ...).
+        format: the shard layout ("npy").
+        skip_bad: count and skip malformed JSON lines instead of failing.
+        overwrite: replace a directory holding another job's shards.
+        quiet: no progress bar and no summary line.
+        progress: called with (input bytes read, tokens, documents) about ten times a second.
+
+    Returns:
+        The summary: documents, tokens, text_bytes, skipped, empty, shards, seconds, ...
+
+    >>> import tempfile, os, numpy as np
+    >>> d = tempfile.mkdtemp(); src = os.path.join(d, "c.txt")
+    >>> _ = open(src, "w").write("hello world\\nsecond line\\n")
+    >>> s = prepare([src], os.path.join(d, "out"), by_line=True, quiet=True)
+    >>> s["documents"], s["tokens"]
+    (2, 6)
+    >>> np.load(os.path.join(d, "out", "shard_000000.npy")).tolist()
+    [31373, 995, 50256, 12227, 1627, 50256]
+    """
+    if eot not in ("append", "prepend", "none"):
+        raise InputError(f"eot must be 'append', 'prepend' or 'none', not {eot!r}")
+    if format != "npy":
+        raise UnsupportedError(f"shard format {format!r} is not supported; supported: 'npy'")
+    if shard_tokens is not None and (not isinstance(shard_tokens, int) or shard_tokens < 1):
+        raise InputError(f"shard_tokens must be a positive integer, not {shard_tokens!r}")
+    if num_workers is not None and (not isinstance(num_workers, int) or num_workers < 1):
+        raise InputError(f"num_workers must be a positive integer, not {num_workers!r}")
+    t0 = time.perf_counter()
+    sources = _sources(inputs)
+    tok, tok_name, tok_hash = _tokenizer(tokenizer)
+    eot_id = _eot_id(tok, eot, eot_token)
+    vocab_size = tok.vocab_size
+    dtype = "uint16" if vocab_size <= 1 << 16 else "uint32"
+    workers = num_workers or os.cpu_count() or 1
+    options = {"by_line": by_line, "text_field": text_field, "shard_tokens": shard_tokens or _DEFAULT_SHARD_TOKENS,
+               "skip_bad": skip_bad}
+    job = {"format": FORMAT, "version": VERSION, "layout": format, "dtype": dtype, "eot": eot, "eot_id": eot_id,
+           "tokenizer": {"name": tok_name, "vocab_size": vocab_size, "sha256": tok_hash},
+           "sources": [{"path": p, "format": f, "bytes": n} for p, f, n in sources], "options": options}
+    outp = Path(out)
+    outp.mkdir(parents=True, exist_ok=True)
+    job_file = outp / "job.json"
+    if job_file.exists():
+        try:
+            old = json.loads(job_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            old = None
+        # A directory without a finished shard has nothing to lose: it is simply reused.
+        if old != job and any(p.name.endswith(".done.json") for p in outp.iterdir()):
+            if not overwrite:
+                diff = sorted(k for k in job if not isinstance(old, dict) or old.get(k) != job[k])
+                raise OutputError(f"{outp} holds the shards of another job (differs in: {', '.join(diff) or 'job.json'}); "
+                                  "pass overwrite=True (--overwrite) to replace them, or choose another directory")
+            _clear(outp)
+        elif old != job:
+            _clear(outp)
+    elif overwrite:
+        _clear(outp)
+    elif any(p.name.startswith("shard_") for p in outp.iterdir()):
+        raise OutputError(f"{outp} holds shard files but no job.json; pass overwrite=True (--overwrite) to replace them")
+    if not job_file.exists():
+        _write_json(job_file, job)
+
+    skip = sorted(int(i) for i in tok.special_tokens.values()) if not hasattr(tok, "rank_file_bytes") else []
+    total = sum(n for _, _, n in sources) if not any(p.lower().endswith(".gz") for p, _, _ in sources) else None
+    bar = Progress("prepare", total=total, enabled=not quiet)
+
+    def report(nbytes: int, tokens: int, docs: int) -> None:
+        bar.update(nbytes, f"{tokens:,} tokens, {docs:,} docs")
+        if progress is not None:
+            progress(nbytes, tokens, docs)
+
+    try:
+        raw = _core.prepare(tok._core, [(p, f) for p, f, _ in sources], str(outp), shard_tokens=options["shard_tokens"],
+                            workers=workers, eot=eot, eot_id=eot_id, dtype=dtype, layout=format, by_line=by_line,
+                            text_field=text_field, skip_bad=skip_bad, skip_ids=skip, progress=report)
+    finally:
+        bar.close()
+    s = json.loads(raw)
+    index = dict(job)
+    index["sources"] = [dict(src, documents=n) for src, n in zip(job["sources"], s["source_documents"] + [0] * len(sources))]
+    index.update({k: s[k] for k in ("shards", "documents", "tokens", "text_bytes", "skipped", "empty")})
+    _write_json(outp / "index.json", index)
+    seconds = time.perf_counter() - t0
+    summary = {k: s[k] for k in ("documents", "tokens", "text_bytes", "skipped", "empty", "resumed", "input_bytes")}
+    summary.update(shards=len(s["shards"]), seconds=seconds, dtype=dtype, out=str(outp))
+    if not quiet:
+        bpt = s["text_bytes"] / s["tokens"] if s["tokens"] else 0.0
+        print(f"prepared {s['documents']:,} documents, {s['tokens']:,} tokens ({bpt:.2f} bytes/token) in "
+              f"{len(s['shards'])} shard(s), {dtype}, {human_bytes(s['input_bytes'] / max(seconds, 1e-9))}/s"
+              + (f"; {s['resumed']} shard(s) kept from an earlier run" if s["resumed"] else "")
+              + (f"; skipped {s['skipped']:,} malformed record(s)" if s["skipped"] else "")
+              + (f"; {s['empty']:,} empty document(s) (no tokens)" if s["empty"] else ""))
+    return summary

@@ -1,0 +1,219 @@
+"""`tokenmill.data.prepare` / ``tokenmill prepare``: exact ids, shard layout, determinism for any
+worker count, resuming after ``kill -9``, bad input."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tokenmill
+from tokenmill.cli import main
+from tokenmill.data import prepare
+from tokenmill.errors import CorpusError, CorpusFileNotFoundError, InputError, OutputError, UnsupportedError
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def read_all(out: Path) -> tuple[np.ndarray, list[int]]:
+    """All ids in shard order, and every document's start in that stream."""
+    index = json.loads((out / "index.json").read_text())
+    ids, starts = [], []
+    for s in index["shards"]:
+        a = np.load(out / s["files"][0])
+        d = np.load(out / s["files"][1])
+        assert a.dtype == np.dtype(index["dtype"]) and len(a) == s["tokens"] and len(d) == s["documents"]
+        starts += [int(x) + s["first_token"] for x in d]
+        ids.append(a)
+    return np.concatenate(ids), starts
+
+
+def files(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+
+
+@pytest.fixture(scope="module")
+def texts(corpus) -> list[str]:
+    docs = []
+    for name, text in sorted(corpus.items()):
+        docs += [line for line in text.splitlines() if line.strip()][:400]
+    return docs + ["  leading spaces", "trailing\t", "emoji 🙂 and CJK 中文", "<|endoftext|> inside text", "x" * 5000]
+
+
+def test_lines_jsonl_gzip_exact(tmp_path, texts, tm):
+    enc = tm("gpt2")
+    (tmp_path / "a.txt").write_text("\n".join(texts[:700]) + "\n", encoding="utf-8")
+    with gzip.open(tmp_path / "b.jsonl.gz", "wt", encoding="utf-8") as f:
+        for t in texts[700:]:
+            f.write(json.dumps({"id": 1, "text": t, "meta": {"text": 0}}) + "\n")
+    s = prepare([tmp_path / "a.txt", tmp_path / "b.jsonl.gz"], tmp_path / "out", by_line=True, quiet=True,
+                shard_tokens=5000, num_workers=2)
+    ids, starts = read_all(tmp_path / "out")
+    want, want_starts = [], []
+    for t in texts:
+        want_starts.append(len(want))
+        want += enc.encode_ordinary(t) + [enc.eot_token]
+    assert ids.dtype == np.uint16 and ids.tolist() == want and starts == want_starts
+    assert (s["documents"], s["tokens"], s["shards"]) == (len(texts), len(want), len(json.loads(
+        (tmp_path / "out" / "index.json").read_text())["shards"]))
+    assert s["shards"] > 3
+
+
+def test_whole_files_cut_in_parallel_exact(tmp_path, corpus, tm):
+    enc = tm("cl100k_base")
+    names = sorted(n for n in corpus if n.endswith(".txt"))[:4]
+    paths = []
+    for i, n in enumerate(names):
+        p = tmp_path / f"{i}.txt"
+        p.write_text(corpus[n] * 3, encoding="utf-8")
+        paths.append(p)
+    for eot in ("append", "prepend", "none"):
+        out = tmp_path / f"out-{eot}"
+        prepare(paths, out, tokenizer="cl100k_base", eot=eot, quiet=True, num_workers=2)
+        ids, starts = read_all(out)
+        want = []
+        for p in paths:
+            body = enc.encode_ordinary(p.read_bytes().decode("utf-8"))
+            want += {"append": body + [enc.eot_token], "prepend": [enc.eot_token] + body, "none": body}[eot]
+        assert ids.tolist() == want, eot
+        assert len(starts) == len(paths)
+
+
+def test_uint32_for_large_vocabularies(tmp_path, tm):
+    (tmp_path / "a.txt").write_text("hello world\n", encoding="utf-8")
+    prepare([tmp_path / "a.txt"], tmp_path / "out", tokenizer="o200k_base", quiet=True)
+    ids, _ = read_all(tmp_path / "out")
+    assert ids.dtype == np.uint32
+    assert ids.tolist() == tm("o200k_base").encode_ordinary("hello world\n") + [199999]
+
+
+@pytest.mark.parametrize("file", ["gpt2/tokenizer.json", "hf/bert-base-uncased/tokenizer.json"])
+def test_tokenizer_json_exact(tmp_path, shared_data, texts, file):
+    import tokenizers
+
+    hf = tokenizers.Tokenizer.from_file(str(shared_data / file))
+    hf.no_padding()  # prepare encodes whole documents: no padding, no truncation
+    hf.no_truncation()
+    (tmp_path / "a.txt").write_text("\n".join(texts[:300]) + "\n", encoding="utf-8")
+    prepare([tmp_path / "a.txt"], tmp_path / "out", tokenizer=shared_data / file, by_line=True, quiet=True)
+    index = json.loads((tmp_path / "out" / "index.json").read_text())
+    eot = index["eot_id"]
+    want = []
+    for t in texts[:300]:
+        want += hf.encode(t, add_special_tokens=False).ids + [eot]
+    ids, _ = read_all(tmp_path / "out")
+    assert ids.tolist() == want
+    assert index["tokenizer"]["name"].endswith("tokenizer.json")
+
+
+def test_same_bytes_for_any_workers(tmp_path, texts):
+    (tmp_path / "a.txt").write_text("\n".join(texts) + "\n", encoding="utf-8")
+    outs = []
+    for w in (1, 2, 3):
+        out = tmp_path / f"w{w}"
+        prepare([tmp_path / "a.txt"], out, by_line=True, shard_tokens=3000, num_workers=w, quiet=True)
+        outs.append(files(out))
+    assert outs[0] == outs[1] == outs[2]
+    assert b"time" not in outs[0]["index.json"]
+
+
+KILLER = """
+import os, sys
+from tokenmill.data import prepare
+def progress(nbytes, tokens, docs):
+    if tokens > int(sys.argv[3]):
+        os.kill(os.getpid(), 9)
+prepare([sys.argv[1]], sys.argv[2], by_line=True, shard_tokens=2000, num_workers=2, quiet=True, progress=progress)
+"""
+
+
+def test_resume_after_kill_9_is_byte_identical(tmp_path, texts):
+    src = tmp_path / "a.txt"
+    src.write_text("\n".join(texts * 8) + "\n", encoding="utf-8")
+    ref = tmp_path / "ref"
+    full = prepare([src], ref, by_line=True, shard_tokens=2000, num_workers=2, quiet=True)
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    killed_at = []
+    for stop in (full["tokens"] // 4, full["tokens"] // 2):
+        r = subprocess.run([sys.executable, "-c", KILLER, str(src), str(out), str(stop)], env=env)
+        killed_at.append(r.returncode)
+    assert all(code == -9 for code in killed_at), killed_at
+    assert not (out / "index.json").exists()
+    s = prepare([src], out, by_line=True, shard_tokens=2000, num_workers=2, quiet=True)
+    assert 0 < s["resumed"] < s["shards"]
+    assert files(out) == files(ref)
+    again = prepare([src], out, by_line=True, shard_tokens=2000, num_workers=1, quiet=True)
+    assert again["resumed"] == again["shards"] and files(out) == files(ref)
+
+
+def test_bad_input(tmp_path):
+    ok = tmp_path / "ok.txt"
+    ok.write_text("hello\n", encoding="utf-8")
+    out = tmp_path / "out"
+    with pytest.raises(CorpusFileNotFoundError, match="nope.txt"):
+        prepare([tmp_path / "nope.txt"], out, quiet=True)
+    with pytest.raises(InputError, match="is a directory"):
+        prepare([tmp_path], out, quiet=True)
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"fine\nnot \xff utf-8\n")
+    with pytest.raises(CorpusError, match=r"bad.txt: invalid UTF-8 at byte 9"):
+        prepare([bad], out, by_line=True, quiet=True)
+    js = tmp_path / "bad.jsonl"
+    js.write_text('{"text": "a"}\n{"text": null}\nnot json\n{"body": "x"}\n{"text": "b"}\n', encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"bad.jsonl:2: field \"text\" is null"):
+        prepare([js], out, quiet=True)
+    s = prepare([js], out, quiet=True, skip_bad=True)
+    assert (s["documents"], s["skipped"]) == (2, 3)
+    with pytest.raises(OutputError, match="holds the shards of another job"):
+        prepare([ok], out, quiet=True)
+    assert prepare([ok], out, quiet=True, overwrite=True)["documents"] == 1
+    gz = tmp_path / "t.txt.gz"
+    gz.write_bytes(gzip.compress(os.urandom(1000).hex().encode())[:200])
+    with pytest.raises(CorpusError, match="t.txt.gz.*gzip"):
+        prepare([gz], tmp_path / "o2", quiet=True)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="corpus is empty"):
+        prepare([empty], tmp_path / "o3", by_line=True, quiet=True)
+    (tmp_path / "x.parquet").write_bytes(b"")
+    with pytest.raises(UnsupportedError, match="parquet"):
+        prepare([tmp_path / "x.parquet"], tmp_path / "o4")
+    with pytest.raises(InputError, match="eot"):
+        prepare([ok], tmp_path / "o5", eot="end")
+    with pytest.raises(InputError, match="not a special token"):
+        prepare([ok], tmp_path / "o6", eot_token="<|nope|>")
+    with pytest.raises(InputError, match="shard_tokens"):
+        prepare([ok], tmp_path / "o7", shard_tokens=0)
+    # A file that shrank since the interrupted run: a clear error, not wrong output.
+    big = tmp_path / "big.txt"
+    big.write_text("line of text\n" * 3000, encoding="utf-8")
+    o8 = tmp_path / "o8"
+    prepare([big], o8, by_line=True, shard_tokens=500, quiet=True)
+    (o8 / "index.json").unlink()
+    (o8 / "shard_000003.done.json").unlink()
+    job = json.loads((o8 / "job.json").read_text())
+    big.write_text("line of text\n" * 10, encoding="utf-8")
+    job["sources"][0]["bytes"] = big.stat().st_size
+    (o8 / "job.json").write_text(json.dumps(job))
+    with pytest.raises(CorpusError, match="shorter"):
+        prepare([big], o8, by_line=True, shard_tokens=500, quiet=True)
+
+
+def test_cli(tmp_path, capsys):
+    src = tmp_path / "a.txt"
+    src.write_text("hello world\nsecond line\n", encoding="utf-8")
+    assert main(["prepare", str(src), "--by-line", "--out", str(tmp_path / "out")]) == 0
+    assert "prepared 2 documents, 6 tokens" in capsys.readouterr().out
+    assert np.load(tmp_path / "out" / "shard_000000.npy").tolist() == [31373, 995, 50256, 12227, 1627, 50256]
+    assert main(["prepare", str(src), "--out", str(tmp_path / "out")]) == 2
+    assert "--overwrite" in capsys.readouterr().err
+    assert main(["prepare", str(tmp_path / "nope.txt"), "--out", str(tmp_path / "o")]) == 2
+    assert main(["-q", "prepare", str(src), "--out", str(tmp_path / "o"), "--tokenizer", "cl100k_base", "--eot", "none"]) == 0
+    assert np.load(tmp_path / "o" / "shard_000000.npy").tolist() == tokenmill.get_encoding("cl100k_base").encode("hello world\nsecond line\n")
