@@ -28,6 +28,7 @@ __all__ = [
     "TrainingError",
     "CorpusError",
     "CorpusFileNotFoundError",
+    "ShardFormatError",
 ]
 
 
@@ -205,3 +206,24 @@ class CorpusFileNotFoundError(CorpusError, FileNotFoundError):
 
     def __str__(self) -> str:  # OSError would print "[Errno 2] ..."
         return Exception.__str__(self)
+
+
+class ShardFormatError(TokenmillError, ValueError):
+    """A token shard directory (what ``tokenmill prepare`` writes) is incomplete or malformed.
+
+    Attributes: `path` (the directory or the file at fault), `reason`, and, for a size or
+    header mismatch, `expected` and `actual` (else None). The message reads ``"{path}: {reason}"``.
+
+    >>> str(ShardFormatError("truncated", "d/shard_000000.npy", expected=10, actual=4))
+    'd/shard_000000.npy: truncated'
+    """
+
+    def __init__(self, reason: str, path: str | None = None, expected: object = None, actual: object = None):
+        self.reason = reason
+        self.path = None if path is None else str(path)
+        self.expected = expected
+        self.actual = actual
+        super().__init__((self.path + ": " if self.path is not None else "") + reason)
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.path, self.expected, self.actual))
