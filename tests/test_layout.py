@@ -15,10 +15,11 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "python" / "tokenmill"
 MAX_LINES = 800
 # Imported inside functions on purpose: optional (pyarrow; tiktoken and tokenizers, the reference
-# libraries `tokenmill.verify` compares with), or heavy and needed by few calls (numpy).
+# libraries `tokenmill.verify` compares with; torch, for `create_dataloader(as_torch=True)`), or heavy
+# and needed by few calls (numpy).
 # Optional or heavy: imported where used. tempfile and hashlib cost ~11 ms of `import tokenmill`
 # (HF tokenizers imports in ~11 ms) and only writing files and verifying bundled ones need them.
-LAZY_OK = {"pyarrow", "pyarrow.parquet", "numpy", "tiktoken", "tokenizers", "tempfile", "hashlib"}
+LAZY_OK = {"pyarrow", "pyarrow.parquet", "numpy", "tiktoken", "tokenizers", "tempfile", "hashlib", "torch"}
 
 
 def _modules() -> dict[str, Path]:

@@ -112,6 +112,36 @@ def test_tokenizer_json_exact(tmp_path, shared_data, texts, file):
     assert index["tokenizer"]["name"].endswith("tokenizer.json")
 
 
+def test_parquet_exact_and_resumable(tmp_path, texts, tm):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    enc = tm("gpt2")
+    rows = texts[:500] + [None, ""] + texts[500:]
+    pq.write_table(pa.table({"id": list(range(len(rows))), "body": pa.array(rows, type=pa.string())}),
+                   tmp_path / "a.parquet", row_group_size=97)
+    pq.write_table(pa.table({"body": pa.array(texts[:50], type=pa.large_string())}), tmp_path / "b.parquet")
+    paths = [tmp_path / "a.parquet", tmp_path / "b.parquet"]
+    ref = tmp_path / "ref"
+    s = prepare(paths, ref, text_field="body", shard_tokens=3000, quiet=True, num_workers=2)
+    want = []
+    for t in texts + texts[:50]:
+        want += enc.encode_ordinary(t) + [enc.eot_token]
+    assert read_all(ref)[0].tolist() == want
+    assert (s["documents"], s["skipped"], s["empty"]) == (len(texts) + 50, 1, 1)
+    # Resume in the middle of a parquet file: the rows before are skipped, not re-read.
+    out = tmp_path / "out"
+    for name, data in files(ref).items():
+        (out.mkdir(exist_ok=True), (out / name).write_bytes(data))
+    for p in sorted(out.glob("shard_*.done.json"))[2:]:
+        p.unlink()
+    (out / "index.json").unlink()
+    assert prepare(paths, out, text_field="body", shard_tokens=3000, quiet=True)["resumed"] == 2
+    assert files(out) == files(ref)
+    with pytest.raises(CorpusError, match="no column 'text'"):
+        prepare(paths, tmp_path / "o2", quiet=True)
+
+
 def test_same_bytes_for_any_workers(tmp_path, texts):
     (tmp_path / "a.txt").write_text("\n".join(texts) + "\n", encoding="utf-8")
     outs = []
@@ -182,9 +212,9 @@ def test_bad_input(tmp_path):
     empty.write_text("\n\n", encoding="utf-8")
     with pytest.raises(CorpusError, match="corpus is empty"):
         prepare([empty], tmp_path / "o3", by_line=True, quiet=True)
-    (tmp_path / "x.parquet").write_bytes(b"")
-    with pytest.raises(UnsupportedError, match="parquet"):
-        prepare([tmp_path / "x.parquet"], tmp_path / "o4")
+    (tmp_path / "x.parquet").write_bytes(b"not parquet")
+    with pytest.raises(CorpusError, match="x.parquet: not a readable parquet file"):
+        prepare([tmp_path / "x.parquet"], tmp_path / "o4", quiet=True)
     with pytest.raises(InputError, match="eot"):
         prepare([ok], tmp_path / "o5", eot="end")
     with pytest.raises(InputError, match="not a special token"):

@@ -29,6 +29,7 @@ __all__ = [
     "CorpusError",
     "CorpusFileNotFoundError",
     "OutputError",
+    "ShardFormatError",
 ]
 
 
@@ -214,3 +215,24 @@ class OutputError(TokenmillError, OSError):
     Also raised when an output directory holds the output of another job (another tokenizer,
     corpus or options) and overwriting was not asked for.
     """
+
+
+class ShardFormatError(TokenmillError, ValueError):
+    """A token shard directory (what ``tokenmill prepare`` writes) is incomplete or malformed.
+
+    Attributes: `path` (the directory or the file at fault), `reason`, and, for a size or
+    header mismatch, `expected` and `actual` (else None). The message reads ``"{path}: {reason}"``.
+
+    >>> str(ShardFormatError("truncated", "d/shard_000000.npy", expected=10, actual=4))
+    'd/shard_000000.npy: truncated'
+    """
+
+    def __init__(self, reason: str, path: str | None = None, expected: object = None, actual: object = None):
+        self.reason = reason
+        self.path = None if path is None else str(path)
+        self.expected = expected
+        self.actual = actual
+        super().__init__((self.path + ": " if self.path is not None else "") + reason)
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.path, self.expected, self.actual))

@@ -8,9 +8,10 @@
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use tokenmill_core::bpe::Scratch as BpeScratch;
 use tokenmill_core::data::prepare::{prepare as core_prepare, DocEncoder, Eot, PrepareOptions, Progress};
-use tokenmill_core::data::reader::{Format, ReadOptions, Source};
+use tokenmill_core::data::reader::{ExternalBatch, ExternalRows, Format, OpenExternal, ReadOptions, Source};
 use tokenmill_core::data::writer::{Dtype, Layout};
 use tokenmill_core::hf::tokenizer::Scratch as HfScratch;
 use tokenmill_core::hf::HfTokenizer;
@@ -47,7 +48,7 @@ impl DocEncoder for Sequence<'_> {
 /// Runs `prepare`; returns the summary as JSON text.
 #[pyfunction]
 #[pyo3(signature = (tokenizer, sources, out, *, shard_tokens, workers, eot, eot_id, dtype, layout, by_line, text_field,
-                    skip_bad, skip_ids, block_bytes=1 << 20, progress=None))]
+                    skip_bad, skip_ids, block_bytes=1 << 20, progress=None, open_rows=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn prepare(
     py: Python<'_>,
@@ -66,6 +67,7 @@ pub(crate) fn prepare(
     skip_ids: Vec<u32>,
     block_bytes: usize,
     progress: Option<Py<PyAny>>,
+    open_rows: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let err = |e| map_err(py, e);
     let sources = sources
@@ -103,9 +105,9 @@ pub(crate) fn prepare(
     let r = py.detach(|| {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             if let Some(b) = bpe {
-                core_prepare(&Ordinary(b), sources, &opts, &mut report)
+                core_prepare(&Ordinary(b), sources, external(open_rows), &opts, &mut report)
             } else if let Some(tok) = hf {
-                core_prepare(&Sequence { tok, skip: &skip_ids }, sources, &opts, &mut report)
+                core_prepare(&Sequence { tok, skip: &skip_ids }, sources, external(open_rows), &opts, &mut report)
             } else {
                 Err(CoreError::Input("prepare needs a compiled tokenizer (CoreBPE or HfTokenizer)".into()))
             }
@@ -122,6 +124,36 @@ pub(crate) fn prepare(
         Err(panic) => return Err(py_error(py, "InternalError", (panic_message(panic),))),
     };
     Ok(summary_json(&summary).to_string())
+}
+
+/// The reader's way to open a parquet source: `open_rows(path, start_row)` (Python) returns an
+/// iterator of `(data, offsets, valid)` bytes per batch of rows (see `batch`).
+fn external(open_rows: Option<Py<PyAny>>) -> Option<OpenExternal> {
+    let open_rows = open_rows?;
+    Some(Box::new(move |src: &Source, start: u64| -> Result<ExternalRows, CoreError> {
+        let path = src.path.display().to_string();
+        let it = Python::attach(|py| {
+            open_rows.call1(py, (path.clone(), start)).and_then(|r| r.bind(py).try_iter().map(|i| i.unbind().into_any()))
+        })
+        .map_err(|e| CoreError::Corpus(format!("{path}: {e}")))?;
+        Ok(Box::new(std::iter::from_fn(move || {
+            Python::attach(|py| {
+                let mut it = it.bind(py).clone().try_iter().ok()?;
+                let item = match it.next()? {
+                    Ok(item) => item,
+                    Err(e) => return Some(Err(CoreError::Corpus(format!("{path}: {e}")))),
+                };
+                Some(batch(&item).map_err(|e| CoreError::Corpus(format!("{path}: {e}"))))
+            })
+        })))
+    }))
+}
+
+/// `(data, offsets, valid)` as bytes objects (offsets: little-endian int64), copied once.
+fn batch(item: &Bound<'_, PyAny>) -> PyResult<ExternalBatch> {
+    let (data, offsets, valid): (Bound<'_, PyBytes>, Bound<'_, PyBytes>, Option<Bound<'_, PyBytes>>) = item.extract()?;
+    let offsets = offsets.as_bytes().chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect();
+    Ok(ExternalBatch { data: data.as_bytes().to_vec(), offsets, valid: valid.map(|v| v.as_bytes().to_vec()) })
 }
 
 fn summary_json(s: &tokenmill_core::data::prepare::Summary) -> serde_json::Value {

@@ -17,7 +17,7 @@ def add_parser(sub, common) -> None:
     """Adds the ``prepare`` subcommand to the CLI's subparsers."""
     p = sub.add_parser(
         "prepare", parents=[common], help="tokenize a corpus into shards of ids for pretraining",
-        description="Tokenize INPUTS (.txt, .jsonl, .ndjson, each optionally .gz) into shards of token ids in "
+        description="Tokenize INPUTS (.txt, .jsonl, .ndjson, each optionally .gz; .parquet) into shards of token ids in "
                     "--out (numpy .npy, uint16 when the vocabulary fits, else uint32), with an index.json. "
                     "Rerun the same command to resume an interrupted run.",
     )
@@ -25,7 +25,7 @@ def add_parser(sub, common) -> None:
     p.add_argument("--tokenizer", default="gpt2", metavar="NAME|PATH",
                    help="a standard encoding name or any file tokenmill.load reads (default gpt2)")
     p.add_argument("--out", required=True, metavar="DIR", help="the shard directory")
-    p.add_argument("--text-field", default="text", metavar="NAME", help="the text field of JSON lines (default text)")
+    p.add_argument("--text-field", default="text", metavar="NAME", help="the text field of JSON lines or column of parquet files (default text)")
     p.add_argument("--by-line", action="store_true", help="plain text: one document per line (default: per file)")
     p.add_argument("--shard-tokens", type=positive_int, default=None, metavar="N",
                    help="end a shard at the first document end after N tokens (default 100,000,000)")

@@ -17,16 +17,17 @@ string is made per document. This module is the policy around it:
 
 The directory format is described in `tokenmill.data.shard_files` (and version-tagged in
 ``index.json``). Inputs: plain text (a document per file, or per line with ``by_line=True``),
-JSON lines (``.jsonl``, ``.ndjson``: the string in ``text_field``), each optionally gzipped.
+JSON lines (``.jsonl``, ``.ndjson``: the string in ``text_field``), each optionally gzipped,
+and parquet (``.parquet``: the ``text_field`` column, read with pyarrow a batch of rows at a
+time and handed to the core as one buffer per batch; null rows are counted as skipped).
 
-What it does not do: parquet input (yet: convert to JSON lines), tokenizers without a
+What it does not do: tokenizers without a
 compiled encoder in the core (WordPiece ``vocab.txt``, classic BPE, word and char models: an
 `UnsupportedError` names them), deduplication or filtering.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -36,9 +37,10 @@ from typing import Any, Callable, Sequence
 from .. import _core
 from .._progress import Progress, human_bytes
 from ..encoding import Encoding
-from ..errors import CorpusFileNotFoundError, InputError, OutputError, UnsupportedError
+from ..errors import CorpusError, CorpusFileNotFoundError, InputError, OutputError, UnsupportedError
 from ..formats import load
 from ..models.huggingface import HFTokenizer
+from .sources import parquet_module
 
 __all__ = ["prepare", "FORMAT", "VERSION"]
 
@@ -60,10 +62,7 @@ def _sources(inputs: Any) -> list[tuple[str, str, int]]:
                 raise InputError(f"{path}: is a directory; pass the corpus files themselves")
             raise CorpusFileNotFoundError("no such corpus file", path)
         name = path.lower().removesuffix(".gz")
-        if name.endswith(".parquet"):
-            raise UnsupportedError(f"{path}: parquet input to prepare is not supported yet; convert it to JSON lines "
-                                   "(one {\"text\": ...} object per line)")
-        fmt = "jsonl" if name.endswith((".jsonl", ".ndjson")) else "text"
+        fmt = "parquet" if name.endswith(".parquet") else "jsonl" if name.endswith((".jsonl", ".ndjson")) else "text"
         out.append((path, fmt, os.path.getsize(path)))
     if not out:
         raise InputError("no input files given")
@@ -72,6 +71,8 @@ def _sources(inputs: Any) -> list[tuple[str, str, int]]:
 
 def _tokenizer(tokenizer: Any) -> tuple[Any, str, str]:
     """(tokenizer object, name, sha256 of its defining bytes)."""
+    import hashlib
+
     name = os.fspath(tokenizer) if isinstance(tokenizer, (str, os.PathLike)) else None
     tok = load(name) if name is not None else tokenizer
     if isinstance(tok, Encoding):
@@ -82,6 +83,54 @@ def _tokenizer(tokenizer: Any) -> tuple[Any, str, str]:
         return tok, name or "tokenizer.json", hashlib.sha256(tok._json).hexdigest()
     raise UnsupportedError(f"prepare runs byte-level BPE encodings and tokenizer.json files; {type(tok).__name__} "
                            "has no compiled encoder for it yet")
+
+
+def _parquet_rows(text_field: str) -> Callable[[str, int], Any]:
+    """The reader's opener for parquet files: `open_rows(path, start_row)` yields, per batch of
+    rows of the `text_field` column, ``(data, offsets, valid)`` as bytes (the strings one after
+    the other; int64 offsets; a little-endian validity bitmap, or None without nulls)."""
+
+    def open_rows(path: str, start: int) -> Any:
+        import numpy as np
+
+        pq = parquet_module(path)
+        try:
+            f = pq.ParquetFile(path)
+        except Exception as e:  # pyarrow's errors are not one class
+            raise CorpusError(f"not a readable parquet file ({e})", path) from None
+        names = f.schema_arrow.names
+        if text_field not in names:
+            raise CorpusError(f"no column {text_field!r} (columns: {', '.join(names[:20])}); pass text_field=...", path)
+        return _batches(np, f, path, text_field, start)
+
+    return open_rows
+
+
+def _batches(np: Any, f: Any, path: str, field: str, skip: int) -> Any:
+    import pyarrow as pa  # type: ignore
+
+    for b in f.iter_batches(batch_size=8192, columns=[field]):
+        col = b.column(0)
+        if skip:
+            if skip >= len(col):
+                skip -= len(col)
+                continue
+            col, skip = col.slice(skip), 0
+        if pa.types.is_string(col.type):
+            width = "<i4"
+        elif pa.types.is_large_string(col.type):
+            width = "<i8"
+        else:
+            raise CorpusError(f"column {field!r} holds {col.type}, not strings", path)
+        n = len(col)
+        _, offsets, data = col.buffers()
+        size = np.dtype(width).itemsize
+        offs = np.frombuffer(offsets, dtype=width, count=n + 1, offset=col.offset * size).astype("<i8")
+        body = memoryview(data)[int(offs[0]):int(offs[-1])].tobytes() if data is not None else b""
+        valid = None
+        if col.null_count:
+            valid = np.packbits(col.is_valid().to_numpy(zero_copy_only=False), bitorder="little").tobytes()
+        yield body, offs.tobytes(), valid
 
 
 def _eot_id(tok: Any, eot: str, eot_token: str | None) -> int | None:
@@ -124,7 +173,7 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
     """Tokenizes `inputs` into shards of ids in directory `out` (resumable; see the module docstring).
 
     Args:
-        inputs: corpus files (.txt, .jsonl, .ndjson, each optionally .gz).
+        inputs: corpus files (.txt, .jsonl, .ndjson, each optionally .gz; .parquet).
         out: the shard directory (created if missing).
         tokenizer: a standard encoding name, a tokenizer file, or a tokenizer object.
         text_field: JSON lines: the field holding the document.
@@ -197,7 +246,9 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
         _write_json(job_file, job)
 
     skip = sorted(int(i) for i in tok.special_tokens.values()) if not hasattr(tok, "rank_file_bytes") else []
-    total = sum(n for _, _, n in sources) if not any(p.lower().endswith(".gz") for p, _, _ in sources) else None
+    # The core counts uncompressed text: a total in file sizes only holds for plain files.
+    plain = all(f != "parquet" and not p.lower().endswith(".gz") for p, f, _ in sources)
+    total = sum(n for _, _, n in sources) if plain else None
     bar = Progress("prepare", total=total, enabled=not quiet)
 
     def report(nbytes: int, tokens: int, docs: int) -> None:
@@ -208,7 +259,8 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
     try:
         raw = _core.prepare(tok._core, [(p, f) for p, f, _ in sources], str(outp), shard_tokens=options["shard_tokens"],
                             workers=workers, eot=eot, eot_id=eot_id, dtype=dtype, layout=format, by_line=by_line,
-                            text_field=text_field, skip_bad=skip_bad, skip_ids=skip, progress=report)
+                            text_field=text_field, skip_bad=skip_bad, skip_ids=skip, progress=report,
+                            open_rows=_parquet_rows(text_field))
     finally:
         bar.close()
     s = json.loads(raw)

@@ -18,7 +18,7 @@
 //!
 //! What it does not do: decide the job's identity, compare it with what a directory holds, or
 //! write `index.json` (policy, in Python: `tokenmill.data.prepare`); read parquet (the binding
-//! feeds such blocks through `prepare_blocks`).
+//! opens such sources for the reader: `reader::OpenExternal`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::reader::{Block, Position, ReadOptions, Reader, Source, Span};
+use super::reader::{Block, OpenExternal, Position, ReadOptions, Reader, Source, Span};
 use super::writer::{shard_stem, write_atomic, Dtype, Layout, ShardWriter};
 use crate::error::CoreError;
 
@@ -326,27 +326,20 @@ impl Out<'_> {
 }
 
 /// Reads, encodes and writes `sources` into shards in `opts.out` (which must exist),
-/// resuming after the shards an earlier run finished. `progress` is called on this thread
-/// about ten times a second; an error from it stops the run (e.g. an interrupt).
+/// resuming after the shards an earlier run finished. `external` opens the sources of format
+/// `External` (parquet, read by the binding). `progress` is called on this thread about ten
+/// times a second; an error from it stops the run (e.g. an interrupt).
 pub fn prepare<E: DocEncoder>(
     enc: &E,
     sources: Vec<Source>,
+    external: Option<OpenExternal>,
     opts: &PrepareOptions,
     progress: &mut dyn FnMut(Progress) -> Result<(), CoreError>,
 ) -> Result<Summary, CoreError> {
     let done = finished_shards(&opts.out, opts.layout, opts.dtype)?;
     let start = done.last().map(|s| s.resume).unwrap_or_default();
-    let mut reader = Reader::new(sources, opts.read.clone(), start)?;
+    let mut reader = Reader::with_external(sources, opts.read.clone(), start, external)?;
     run(enc, opts, done, move || reader.next_block(), progress)
-}
-
-/// `prepare` with blocks from elsewhere (`next` gives them in order, `None` at the end): the
-/// binding's parquet reader. Resuming: `next` must start after `resume_from` (the position of
-/// the last finished shard, `Position::default()` if none), which this returns first.
-pub fn resume_point(opts: &PrepareOptions) -> Result<(Vec<ShardInfo>, Position), CoreError> {
-    let done = finished_shards(&opts.out, opts.layout, opts.dtype)?;
-    let start = done.last().map(|s| s.resume).unwrap_or_default();
-    Ok((done, start))
 }
 
 /// The pipeline behind `prepare`: blocks from `next` (in input order, `None` at the end),
@@ -578,14 +571,14 @@ mod tests {
             read: ReadOptions { by_line, block_bytes: 4096, ..ReadOptions::default() },
         };
         let base = opts(dir("w1"), 1, true);
-        let s1 = prepare(&Bytes, sources.clone(), &base, &mut |_| Ok(())).unwrap();
+        let s1 = prepare(&Bytes, sources.clone(), None, &base, &mut |_| Ok(())).unwrap();
         assert!(s1.shards.len() > 3);
         assert_eq!(s1.totals.documents, 3000 + 2);
         assert_eq!(s1.source_documents, vec![3000, 2]);
         let reference = files(&base.out);
         for workers in [2, 3] {
             let o = opts(dir(&format!("w{workers}")), workers, true);
-            prepare(&Bytes, sources.clone(), &o, &mut |_| Ok(())).unwrap();
+            prepare(&Bytes, sources.clone(), None, &o, &mut |_| Ok(())).unwrap();
             assert_eq!(files(&o.out), reference);
         }
         // Interrupted after shard 1: later files, a stray temporary file and a half-written
@@ -596,15 +589,15 @@ mod tests {
         }
         std::fs::remove_file(o.out.join("shard_000002.done.json")).unwrap();
         std::fs::write(o.out.join(".shard_000003.npy.tmp"), b"junk").unwrap();
-        let s = prepare(&Bytes, sources.clone(), &o, &mut |_| Ok(())).unwrap();
+        let s = prepare(&Bytes, sources.clone(), None, &o, &mut |_| Ok(())).unwrap();
         assert_eq!(s.resumed, 2);
         assert_eq!(files(&o.out), reference);
         // Nothing to do the second time.
-        let s = prepare(&Bytes, sources.clone(), &o, &mut |_| Ok(())).unwrap();
+        let s = prepare(&Bytes, sources.clone(), None, &o, &mut |_| Ok(())).unwrap();
         assert_eq!((s.resumed, s.totals), (s1.shards.len(), s1.totals));
         // An error from progress stops the run, leaving no temporary file.
         let o = opts(dir("stop"), 2, true);
-        let e = prepare(&Bytes, sources, &o, &mut |_| Err(CoreError::Cancelled)).unwrap_err();
+        let e = prepare(&Bytes, sources, None, &o, &mut |_| Err(CoreError::Cancelled)).unwrap_err();
         assert!(matches!(e, CoreError::Cancelled));
         assert!(files(&o.out).iter().all(|(n, _)| !n.ends_with(".tmp")));
     }
@@ -624,11 +617,11 @@ mod tests {
             read: ReadOptions { by_line: true, ..ReadOptions::default() },
         };
         let srcs = vec![Source { path: src.join("e.txt"), format: Format::Text }];
-        let e = prepare(&Bytes, srcs.clone(), &o, &mut |_| Ok(())).unwrap_err();
+        let e = prepare(&Bytes, srcs.clone(), None, &o, &mut |_| Ok(())).unwrap_err();
         assert!(e.to_string().contains("corpus is empty"), "{e}");
         std::fs::write(src.join("e.txt"), "ok\n").unwrap();
         let o = PrepareOptions { eot: Eot::Prepend, eot_id: Some(70000), ..o };
-        let e = prepare(&Bytes, srcs, &o, &mut |_| Ok(())).unwrap_err();
+        let e = prepare(&Bytes, srcs, None, &o, &mut |_| Ok(())).unwrap_err();
         assert!(e.to_string().contains("70000 does not fit"), "{e}");
     }
 }

@@ -36,6 +36,9 @@ pub enum Format {
     Text,
     /// JSON lines: one object per line, the document in its `text_field` string.
     Jsonl,
+    /// Rows of a string column read by someone else (`Reader::with_external`: the binding
+    /// reads parquet with pyarrow); positions count rows.
+    External,
 }
 
 impl Format {
@@ -43,7 +46,10 @@ impl Format {
         match s {
             "text" => Ok(Format::Text),
             "jsonl" => Ok(Format::Jsonl),
-            _ => Err(CoreError::Input(format!("unknown corpus format {s:?}; the reader takes \"text\" or \"jsonl\""))),
+            "parquet" | "external" => Ok(Format::External),
+            _ => Err(CoreError::Input(format!(
+                "unknown corpus format {s:?}; the reader takes \"text\", \"jsonl\" or \"parquet\""
+            ))),
         }
     }
 }
@@ -128,12 +134,29 @@ struct Open {
     eof: bool,
 }
 
+/// A batch of rows of an external source: the strings' bytes one after the other,
+/// `offsets` (rows + 1 of them, into `data`), and a validity bitmap (bit i, least significant
+/// first: row i is not null) when some rows are null.
+#[derive(Debug, Default)]
+pub struct ExternalBatch {
+    pub data: Vec<u8>,
+    pub offsets: Vec<i64>,
+    pub valid: Option<Vec<u8>>,
+}
+
+/// The rows of one external source, from a given row on.
+pub type ExternalRows = Box<dyn Iterator<Item = Result<ExternalBatch, CoreError>> + Send>;
+/// Opens an external source at a row (the rows before it are skipped).
+pub type OpenExternal = Box<dyn FnMut(&Source, u64) -> Result<ExternalRows, CoreError> + Send>;
+
 /// Reads the sources in order from a position; `next_block` until `None`.
 pub struct Reader {
     sources: Vec<Source>,
     opts: ReadOptions,
     pos: Position,
     open: Option<Open>,
+    external: Option<OpenExternal>,
+    rows: Option<ExternalRows>,
 }
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
@@ -146,13 +169,23 @@ impl Reader {
     /// A reader at `start` (`Position::default()` for the beginning): the source there is
     /// opened and `start.offset` bytes of it skipped.
     pub fn new(sources: Vec<Source>, opts: ReadOptions, start: Position) -> Result<Self, CoreError> {
-        let mut r = Reader { sources, opts, pos: start, open: None };
+        Self::with_external(sources, opts, start, None)
+    }
+
+    /// `new`, with `external` to open the sources of format `External`.
+    pub fn with_external(
+        sources: Vec<Source>,
+        opts: ReadOptions,
+        start: Position,
+        external: Option<OpenExternal>,
+    ) -> Result<Self, CoreError> {
+        let mut r = Reader { sources, opts, pos: start, open: None, external, rows: None };
         let whole_file = |r: &Reader| r.sources[r.pos.source].format == Format::Text && !r.opts.by_line;
         if r.pos.source < r.sources.len() && r.pos.offset > 0 && whole_file(&r) {
             // Positions inside a one-document file are those after the document: it is done.
             r.pos = Position { source: r.pos.source + 1, offset: 0, line: 0, source_documents: 0, ..r.pos };
         }
-        if r.pos.source < r.sources.len() {
+        if r.pos.source < r.sources.len() && r.sources[r.pos.source].format != Format::External {
             r.open_current()?;
             let skip = r.pos.offset;
             if skip > 0 {
@@ -196,10 +229,12 @@ impl Reader {
             if self.pos.source >= self.sources.len() {
                 return Ok(None);
             }
-            if self.open.is_none() {
+            let format = self.sources[self.pos.source].format;
+            if self.open.is_none() && format != Format::External {
                 self.open_current()?;
             }
-            let block = match self.sources[self.pos.source].format {
+            let block = match format {
+                Format::External => self.external_block()?,
                 Format::Text if !self.opts.by_line => self.text_block()?,
                 Format::Text => self.line_block(false)?,
                 Format::Jsonl => self.line_block(true)?,
@@ -209,6 +244,7 @@ impl Reader {
             }
             // This source is done.
             self.open = None;
+            self.rows = None;
             self.pos = Position { source: self.pos.source + 1, offset: 0, line: 0, source_documents: 0, ..self.pos };
         }
     }
@@ -287,6 +323,52 @@ impl Reader {
         let span = Span { start: 0, end: text.len(), first, last, pos: self.pos };
         let input_bytes = text.len() as u64;
         Ok(Some(Block { text, spans: vec![span], input_bytes, end: self.pos }))
+    }
+
+    /// An external source: the next batch of rows (null rows are counted as skipped).
+    fn external_block(&mut self) -> Result<Option<Block>, CoreError> {
+        let src = &self.sources[self.pos.source];
+        let path = src.path.display().to_string();
+        if self.rows.is_none() {
+            let open = self.external.as_mut().ok_or_else(|| {
+                CoreError::Input(format!("{path}: this reader has no way to open parquet files"))
+            })?;
+            self.rows = Some(open(src, self.pos.offset)?);
+        }
+        let Some(rows) = self.rows.as_mut() else { return Ok(None) };
+        let Some(batch) = rows.next().transpose()? else { return Ok(None) };
+        let ExternalBatch { data, offsets, valid } = batch;
+        let n = offsets.len().saturating_sub(1);
+        let base = offsets.first().copied().unwrap_or(0);
+        let bad = || CoreError::Internal(format!("{path}: a batch of rows with inconsistent offsets"));
+        let rel = |o: i64| usize::try_from(o - base).ok().filter(|&x| x <= data.len());
+        let text = String::from_utf8(data).map_err(|e| {
+            let at = e.utf8_error().valid_up_to() as i64 + base;
+            let row = offsets.partition_point(|&o| o <= at).saturating_sub(1) as u64 + self.pos.offset;
+            CoreError::Corpus(format!("{path}: row {row}: invalid UTF-8 in the text column"))
+        })?;
+        let mut block = Block { input_bytes: text.len() as u64, ..Block::default() };
+        for i in 0..n {
+            let (start, end) = (rel(offsets[i]).ok_or_else(bad)?, rel(offsets[i + 1]).ok_or_else(bad)?);
+            if start > end || !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+                return Err(bad());
+            }
+            self.pos.offset += 1;
+            self.pos.line += 1;
+            if valid.as_ref().is_some_and(|v| v.get(i / 8).is_some_and(|b| b >> (i % 8) & 1 == 0)) {
+                self.pos.skipped += 1;
+                continue;
+            }
+            self.pos.source_documents += 1;
+            if start == end {
+                self.pos.empty += 1;
+                continue;
+            }
+            block.spans.push(Span { start, end, first: true, last: true, pos: self.pos });
+        }
+        block.text = text;
+        block.end = self.pos;
+        Ok(Some(block))
     }
 
     /// One document per line (plain text or JSON lines): the next block of whole lines.
