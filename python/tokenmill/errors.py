@@ -28,6 +28,7 @@ __all__ = [
     "TrainingError",
     "CorpusError",
     "CorpusFileNotFoundError",
+    "ShardError",
 ]
 
 
@@ -205,3 +206,8 @@ class CorpusFileNotFoundError(CorpusError, FileNotFoundError):
 
     def __str__(self) -> str:  # OSError would print "[Errno 2] ..."
         return Exception.__str__(self)
+
+
+class ShardError(TokenmillError, ValueError):
+    """A token shard file is missing, truncated or corrupted, or does not match its ``index.json``
+    entry; the message names the file."""

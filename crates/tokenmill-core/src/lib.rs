@@ -16,6 +16,7 @@
 //! `bpe` uses the modules above it; `formats` and `train` use `bpe` and the modules above it.
 
 pub mod bpe;
+pub mod data;
 pub mod error;
 pub mod formats;
 pub mod hf;
