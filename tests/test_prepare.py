@@ -247,3 +247,27 @@ def test_cli(tmp_path, capsys):
     assert main(["prepare", str(tmp_path / "nope.txt"), "--out", str(tmp_path / "o")]) == 2
     assert main(["-q", "prepare", str(src), "--out", str(tmp_path / "o"), "--tokenizer", "cl100k_base", "--eot", "none"]) == 0
     assert np.load(tmp_path / "o" / "shard_000000.npy").tolist() == tokenmill.get_encoding("cl100k_base").encode("hello world\nsecond line\n")
+
+
+@pytest.mark.parametrize("layout", ["npy", "megatron", "llmc"])
+def test_layouts_read_back(tmp_path, texts, tm, layout):
+    from tokenmill.data import TokenDataset, read_tokens
+
+    enc = tm("gpt2")
+    (tmp_path / "a.txt").write_text("\n".join(texts[:400]) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    s = prepare([tmp_path / "a.txt"], out, by_line=True, format=layout, shard_tokens=2000, quiet=True)
+    want = []
+    for t in texts[:400]:
+        want += enc.encode_ordinary(t) + [enc.eot_token]
+    assert s["shards"] > 2
+    assert read_tokens(out).tolist() == want
+    ds = TokenDataset(out, max_length=16, stride=16)
+    x, y = ds[len(ds) - 1]
+    start = (len(ds) - 1) * 16
+    assert x.tolist() == want[start:start + 16] and y.tolist() == want[start + 1:start + 17]
+    with pytest.raises(UnsupportedError, match="uint16"):
+        if layout == "llmc":
+            prepare([tmp_path / "a.txt"], tmp_path / "o200k", tokenizer="o200k_base", format="llmc", quiet=True)
+        else:
+            raise UnsupportedError("uint16 (only llmc refuses)")

@@ -12,7 +12,7 @@ use pyo3::types::PyBytes;
 use tokenmill_core::bpe::Scratch as BpeScratch;
 use tokenmill_core::data::prepare::{prepare as core_prepare, DocEncoder, Eot, PrepareOptions, Progress};
 use tokenmill_core::data::reader::{ExternalBatch, ExternalRows, Format, OpenExternal, ReadOptions, Source};
-use tokenmill_core::data::writer::{Dtype, Layout};
+use tokenmill_core::data::shards::{Dtype, Layout};
 use tokenmill_core::hf::tokenizer::Scratch as HfScratch;
 use tokenmill_core::hf::HfTokenizer;
 use tokenmill_core::{CoreBpe, CoreError};
@@ -133,7 +133,9 @@ fn external(open_rows: Option<Py<PyAny>>) -> Option<OpenExternal> {
     Some(Box::new(move |src: &Source, start: u64| -> Result<ExternalRows, CoreError> {
         let path = src.path.display().to_string();
         let it = Python::attach(|py| {
-            open_rows.call1(py, (path.clone(), start)).and_then(|r| r.bind(py).try_iter().map(|i| i.unbind().into_any()))
+            open_rows
+                .call1(py, (path.clone(), start))
+                .and_then(|r| r.bind(py).try_iter().map(|i| i.unbind().into_any()))
         })
         .map_err(|e| CoreError::Corpus(format!("{path}: {e}")))?;
         Ok(Box::new(std::iter::from_fn(move || {
@@ -151,8 +153,10 @@ fn external(open_rows: Option<Py<PyAny>>) -> Option<OpenExternal> {
 
 /// `(data, offsets, valid)` as bytes objects (offsets: little-endian int64), copied once.
 fn batch(item: &Bound<'_, PyAny>) -> PyResult<ExternalBatch> {
-    let (data, offsets, valid): (Bound<'_, PyBytes>, Bound<'_, PyBytes>, Option<Bound<'_, PyBytes>>) = item.extract()?;
-    let offsets = offsets.as_bytes().chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect();
+    let (data, offsets, valid): (Bound<'_, PyBytes>, Bound<'_, PyBytes>, Option<Bound<'_, PyBytes>>) =
+        item.extract()?;
+    let offsets =
+        offsets.as_bytes().chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect();
     Ok(ExternalBatch { data: data.as_bytes().to_vec(), offsets, valid: valid.map(|v| v.as_bytes().to_vec()) })
 }
 

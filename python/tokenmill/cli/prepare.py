@@ -33,6 +33,8 @@ def add_parser(sub, common) -> None:
     p.add_argument("--eot", choices=("append", "prepend", "none"), default="append",
                    help="end-of-text token after each document (append, default), before it, or none")
     p.add_argument("--eot-token", default=None, metavar="TOKEN", help="the end-of-text token (default: the tokenizer's)")
+    p.add_argument("--format", choices=("npy", "megatron", "llmc"), default="npy",
+                   help="shard layout: numpy .npy (default), Megatron-LM .bin + .idx, or llm.c .bin (uint16 only)")
     p.add_argument("--skip-bad", action="store_true", help="count and skip malformed JSON lines instead of failing")
     p.add_argument("--overwrite", action="store_true", help="replace a directory holding another job's shards")
     p.set_defaults(func=run)
@@ -41,5 +43,5 @@ def add_parser(sub, common) -> None:
 def run(args) -> int:
     prepare(args.inputs, args.out, tokenizer=args.tokenizer, text_field=args.text_field, by_line=args.by_line,
             shard_tokens=args.shard_tokens, num_workers=args.num_workers, eot=args.eot, eot_token=args.eot_token,
-            skip_bad=args.skip_bad, overwrite=args.overwrite, quiet=getattr(args, "quiet", False))
+            format=args.format, skip_bad=args.skip_bad, overwrite=args.overwrite, quiet=getattr(args, "quiet", False))
     return 0

@@ -183,7 +183,8 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
         num_workers: encoding threads (default: all cores).
         eot: end-of-text placement: "append" (after each document), "prepend" or "none".
         eot_token: the end-of-text token (default: the tokenizer's <|endoftext|>, </s>, ...).
-        format: the shard layout ("npy").
+        format: the shard layout: "npy" (numpy, default), "megatron" (Megatron-LM's indexed
+            dataset, .bin + .idx) or "llmc" (llm.c's .bin shards; uint16 vocabularies only).
         skip_bad: count and skip malformed JSON lines instead of failing.
         overwrite: replace a directory holding another job's shards.
         quiet: no progress bar and no summary line.
@@ -203,8 +204,8 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
     """
     if eot not in ("append", "prepend", "none"):
         raise InputError(f"eot must be 'append', 'prepend' or 'none', not {eot!r}")
-    if format != "npy":
-        raise UnsupportedError(f"shard format {format!r} is not supported; supported: 'npy'")
+    if format not in ("npy", "megatron", "llmc"):
+        raise UnsupportedError(f"shard format {format!r} is not supported; supported: 'npy', 'megatron', 'llmc'")
     if shard_tokens is not None and (not isinstance(shard_tokens, int) or shard_tokens < 1):
         raise InputError(f"shard_tokens must be a positive integer, not {shard_tokens!r}")
     if num_workers is not None and (not isinstance(num_workers, int) or num_workers < 1):
@@ -215,6 +216,9 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
     eot_id = _eot_id(tok, eot, eot_token)
     vocab_size = tok.vocab_size
     dtype = "uint16" if vocab_size <= 1 << 16 else "uint32"
+    if format == "llmc" and dtype == "uint32":
+        raise UnsupportedError(f"llm.c shards hold uint16 ids only, and this tokenizer has {vocab_size:,} ids; "
+                               "use format='npy' or 'megatron'")
     workers = num_workers or os.cpu_count() or 1
     options = {"by_line": by_line, "text_field": text_field, "shard_tokens": shard_tokens or _DEFAULT_SHARD_TOKENS,
                "skip_bad": skip_bad}

@@ -30,7 +30,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::reader::{Block, OpenExternal, Position, ReadOptions, Reader, Source, Span};
-use super::writer::{shard_stem, write_atomic, Dtype, Layout, ShardWriter};
+use super::shards::{is_temp_name, shard_stem, write_atomic, Dtype, Layout};
+use super::writer::ShardWriter;
 use crate::error::CoreError;
 
 /// Turns one document (or a part of one cut at a safe point) into ids.
@@ -84,6 +85,8 @@ pub struct Totals {
 pub struct ShardInfo {
     pub index: usize,
     pub files: Vec<String>,
+    /// The files' sizes in bytes (checked on resume).
+    pub sizes: Vec<u64>,
     pub tokens: u64,
     pub documents: u64,
     pub first_token: u64,
@@ -132,7 +135,7 @@ fn pos_json(p: &Position) -> Value {
 impl ShardInfo {
     fn to_json(&self) -> Value {
         json!({
-            "shard": self.index, "files": self.files, "tokens": self.tokens, "documents": self.documents,
+            "shard": self.index, "files": self.files, "sizes": self.sizes, "tokens": self.tokens, "documents": self.documents,
             "first_token": self.first_token, "first_document": self.first_document,
             "resume": pos_json(&self.resume),
             "totals": {"documents": self.totals.documents, "tokens": self.totals.tokens,
@@ -148,6 +151,7 @@ impl ShardInfo {
         Some(ShardInfo {
             index: u(v, "shard")? as usize,
             files: v.get("files")?.as_array()?.iter().map(|f| f.as_str().map(String::from)).collect::<Option<_>>()?,
+            sizes: v.get("sizes")?.as_array()?.iter().map(Value::as_u64).collect::<Option<_>>()?,
             tokens: u(v, "tokens")?,
             documents: u(v, "documents")?,
             first_token: u(v, "first_token")?,
@@ -171,10 +175,10 @@ impl ShardInfo {
     }
 }
 
-/// The finished shards of `dir` (0, 1, ... while each has a readable marker and its files
-/// with the sizes written), after deleting everything of later or unfinished shards and any
-/// temporary file.
-pub fn finished_shards(dir: &Path, layout: Layout, dtype: Dtype) -> Result<Vec<ShardInfo>, CoreError> {
+/// The finished shards of `dir` (0, 1, ... while each has a readable marker and the files of
+/// `layout` with the sizes it records), after deleting everything of later or unfinished
+/// shards and any temporary file.
+pub fn finished_shards(dir: &Path, layout: Layout) -> Result<Vec<ShardInfo>, CoreError> {
     let mut done = Vec::new();
     loop {
         let k = done.len();
@@ -182,13 +186,13 @@ pub fn finished_shards(dir: &Path, layout: Layout, dtype: Dtype) -> Result<Vec<S
         let Some(info) = serde_json::from_slice::<Value>(&text).ok().as_ref().and_then(ShardInfo::from_json) else {
             break;
         };
-        let expected = super::writer::expected_sizes(layout, dtype, info.tokens, info.documents);
         let files_ok = info.index == k
-            && info.files.len() == expected.len()
+            && info.files == layout.files(k)
+            && info.sizes.len() == info.files.len()
             && info
                 .files
                 .iter()
-                .zip(&expected)
+                .zip(&info.sizes)
                 .all(|(f, &size)| std::fs::metadata(dir.join(f)).map(|m| m.len() == size).unwrap_or(false));
         if !files_ok {
             break;
@@ -202,7 +206,7 @@ pub fn finished_shards(dir: &Path, layout: Layout, dtype: Dtype) -> Result<Vec<S
         let stale = if let Some(rest) = name.strip_prefix("shard_") {
             rest.get(..6).and_then(|n| n.parse::<usize>().ok()).is_some_and(|n| n >= done.len())
         } else {
-            name.starts_with(".shard_") && name.ends_with(".tmp")
+            is_temp_name(&name)
         };
         if stale {
             std::fs::remove_file(entry.path())
@@ -306,10 +310,11 @@ impl Out<'_> {
         let Some(w) = self.shard.take() else { return Ok(()) };
         let index = self.done.len();
         let (tokens, documents) = (w.tokens(), w.documents());
-        let files = w.finish()?;
+        let (files, sizes) = w.finish()?.into_iter().unzip();
         let info = ShardInfo {
             index,
             files,
+            sizes,
             tokens,
             documents,
             first_token: self.shard_first.tokens,
@@ -336,7 +341,7 @@ pub fn prepare<E: DocEncoder>(
     opts: &PrepareOptions,
     progress: &mut dyn FnMut(Progress) -> Result<(), CoreError>,
 ) -> Result<Summary, CoreError> {
-    let done = finished_shards(&opts.out, opts.layout, opts.dtype)?;
+    let done = finished_shards(&opts.out, opts.layout)?;
     let start = done.last().map(|s| s.resume).unwrap_or_default();
     let mut reader = Reader::with_external(sources, opts.read.clone(), start, external)?;
     run(enc, opts, done, move || reader.next_block(), progress)
@@ -588,7 +593,7 @@ mod tests {
             std::fs::write(o.out.join(name), bytes).unwrap();
         }
         std::fs::remove_file(o.out.join("shard_000002.done.json")).unwrap();
-        std::fs::write(o.out.join(".shard_000003.npy.tmp"), b"junk").unwrap();
+        std::fs::write(o.out.join(".shard_000003.npy.tmp-1-stream"), b"junk").unwrap();
         let s = prepare(&Bytes, sources.clone(), None, &o, &mut |_| Ok(())).unwrap();
         assert_eq!(s.resumed, 2);
         assert_eq!(files(&o.out), reference);
@@ -599,7 +604,7 @@ mod tests {
         let o = opts(dir("stop"), 2, true);
         let e = prepare(&Bytes, sources, None, &o, &mut |_| Err(CoreError::Cancelled)).unwrap_err();
         assert!(matches!(e, CoreError::Cancelled));
-        assert!(files(&o.out).iter().all(|(n, _)| !n.ends_with(".tmp")));
+        assert!(files(&o.out).iter().all(|(n, _)| !is_temp_name(n)));
     }
 
     #[test]

@@ -330,9 +330,10 @@ impl Reader {
         let src = &self.sources[self.pos.source];
         let path = src.path.display().to_string();
         if self.rows.is_none() {
-            let open = self.external.as_mut().ok_or_else(|| {
-                CoreError::Input(format!("{path}: this reader has no way to open parquet files"))
-            })?;
+            let open = self
+                .external
+                .as_mut()
+                .ok_or_else(|| CoreError::Input(format!("{path}: this reader has no way to open parquet files")))?;
             self.rows = Some(open(src, self.pos.offset)?);
         }
         let Some(rows) = self.rows.as_mut() else { return Ok(None) };
@@ -341,7 +342,8 @@ impl Reader {
         let n = offsets.len().saturating_sub(1);
         let base = offsets.first().copied().unwrap_or(0);
         let bad = || CoreError::Internal(format!("{path}: a batch of rows with inconsistent offsets"));
-        let rel = |o: i64| usize::try_from(o - base).ok().filter(|&x| x <= data.len());
+        let len = data.len();
+        let rel = |o: i64| usize::try_from(o - base).ok().filter(|&x| x <= len);
         let text = String::from_utf8(data).map_err(|e| {
             let at = e.utf8_error().valid_up_to() as i64 + base;
             let row = offsets.partition_point(|&o| o <= at).saturating_sub(1) as u64 + self.pos.offset;
