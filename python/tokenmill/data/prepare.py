@@ -95,7 +95,8 @@ def _parquet_rows(text_field: str) -> Callable[[str, int], Any]:
 
         pq = parquet_module(path)
         try:
-            f = pq.ParquetFile(path)
+            # Streamed: no pre-buffering of whole column chunks, one reader thread.
+            f = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
         except Exception as e:  # pyarrow's errors are not one class
             raise CorpusError(f"not a readable parquet file ({e})", path) from None
         names = f.schema_arrow.names
@@ -109,7 +110,7 @@ def _parquet_rows(text_field: str) -> Callable[[str, int], Any]:
 def _batches(np: Any, f: Any, path: str, field: str, skip: int) -> Any:
     import pyarrow as pa  # type: ignore
 
-    for b in f.iter_batches(batch_size=8192, columns=[field]):
+    for b in f.iter_batches(batch_size=8192, columns=[field], use_threads=False):
         col = b.column(0)
         if skip:
             if skip >= len(col):
@@ -126,11 +127,14 @@ def _batches(np: Any, f: Any, path: str, field: str, skip: int) -> Any:
         _, offsets, data = col.buffers()
         size = np.dtype(width).itemsize
         offs = np.frombuffer(offsets, dtype=width, count=n + 1, offset=col.offset * size).astype("<i8")
-        body = memoryview(data)[int(offs[0]):int(offs[-1])].tobytes() if data is not None else b""
-        valid = None
-        if col.null_count:
-            valid = np.packbits(col.is_valid().to_numpy(zero_copy_only=False), bitorder="little").tobytes()
-        yield body, offs.tobytes(), valid
+        valid = np.ones(n, dtype=bool) if not col.null_count else col.is_valid().to_numpy(zero_copy_only=False)
+        # Pieces of about a megabyte of text: a block of the pipeline, whatever the row sizes.
+        cuts = np.unique(np.concatenate([[0], np.searchsorted(offs, np.arange(offs[0], offs[-1], 1 << 20)[1:]), [n]]))
+        for a, z in zip(cuts[:-1], cuts[1:]):
+            piece = offs[a:z + 1]
+            body = memoryview(data)[int(piece[0]):int(piece[-1])].tobytes() if data is not None else b""
+            bits = None if not col.null_count else np.packbits(valid[a:z], bitorder="little").tobytes()
+            yield body, piece.tobytes(), bits
 
 
 def _eot_id(tok: Any, eot: str, eot_token: str | None) -> int | None:

@@ -24,7 +24,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 
-use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::error::CoreError;
 use crate::pretokenize::cuts::is_cut_point;
@@ -423,15 +423,14 @@ impl Reader {
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue; // blank lines are not records
                 }
-                match json_text(line, field) {
-                    Ok(doc) => {
+                let s = text.len();
+                match json_text_into(line, field, &mut text) {
+                    Ok(()) => {
                         pos.source_documents += 1;
-                        if doc.is_empty() {
+                        if text.len() == s {
                             pos.empty += 1;
                             continue;
                         }
-                        let s = text.len();
-                        text.push_str(&doc);
                         block.spans.push(Span { start: s, end: text.len(), first: true, last: true, pos: *pos });
                     }
                     Err(why) if skip_bad => {
@@ -453,11 +452,56 @@ impl Reader {
     }
 }
 
-/// The string in field `field` of the JSON object `line`, or why there is none.
-fn json_text<'a>(line: &'a [u8], field: &str) -> Result<Cow<'a, str>, String> {
-    struct Find<'f>(&'f str);
-    impl<'de> Visitor<'de> for Find<'_> {
-        type Value = Option<Result<Cow<'de, str>, String>>;
+/// Appends the string in field `field` of the JSON object `line` to `out`, or says why there
+/// is none (`out` is then unchanged). Why a seed and not a `Value`: the string goes straight
+/// from the parser into the block's text, without a `String` of its own per document.
+fn json_text_into(line: &[u8], field: &str, out: &mut String) -> Result<(), String> {
+    struct Append<'o>(&'o mut String);
+    impl<'de> DeserializeSeed<'de> for Append<'_> {
+        type Value = Result<(), &'static str>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Append<'_> {
+        type Value = Result<(), &'static str>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+            self.0.push_str(s);
+            Ok(Ok(()))
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(Err("null"))
+        }
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(Err("null"))
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(Err("a boolean"))
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(Err("a number"))
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(Err("a number"))
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(Err("a number"))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(Err("an array"))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok(Err("an object"))
+        }
+    }
+    struct Find<'f, 'o>(&'f str, &'o mut String);
+    impl<'de> Visitor<'de> for Find<'_, '_> {
+        type Value = Option<Result<(), &'static str>>;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("a JSON object")
         }
@@ -465,11 +509,7 @@ fn json_text<'a>(line: &'a [u8], field: &str) -> Result<Cow<'a, str>, String> {
             let mut found = None;
             while let Some(key) = map.next_key::<Cow<'de, str>>()? {
                 if key == self.0 && found.is_none() {
-                    let v: serde_json::Value = map.next_value()?;
-                    found = Some(match v {
-                        serde_json::Value::String(s) => Ok(Cow::Owned(s)),
-                        other => Err(format!("field {:?} is {}, not a string", self.0, kind(&other))),
-                    });
+                    found = Some(map.next_value_seed(Append(&mut *self.1))?);
                 } else {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -477,27 +517,20 @@ fn json_text<'a>(line: &'a [u8], field: &str) -> Result<Cow<'a, str>, String> {
             Ok(found)
         }
     }
+    let mark = out.len();
     let mut de = serde_json::Deserializer::from_slice(line);
-    let got = de.deserialize_map(Find(field)).map_err(|e| {
-        if e.is_data() {
-            "the line is not a JSON object".to_string()
-        } else {
-            format!("malformed JSON ({e})")
-        }
-    })?;
-    de.end().map_err(|e| format!("malformed JSON ({e})"))?;
-    got.unwrap_or_else(|| Err(format!("no field {field:?}")))
-}
-
-fn kind(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "an array",
-        serde_json::Value::Object(_) => "an object",
-    }
+    let got = de
+        .deserialize_map(Find(field, out))
+        .map_err(|e| if e.is_data() { "the line is not a JSON object".to_string() } else { format!("malformed JSON ({e})") })
+        .and_then(|got| de.end().map(|_| got).map_err(|e| format!("malformed JSON ({e})")));
+    let r = match got {
+        Ok(Some(Ok(()))) => return Ok(()),
+        Ok(Some(Err(kind))) => Err(format!("field {field:?} is {kind}, not a string")),
+        Ok(None) => Err(format!("no field {field:?}")),
+        Err(e) => Err(e),
+    };
+    out.truncate(mark);
+    r
 }
 
 #[cfg(test)]
