@@ -271,3 +271,18 @@ def test_layouts_read_back(tmp_path, texts, tm, layout):
             prepare([tmp_path / "a.txt"], tmp_path / "o200k", tokenizer="o200k_base", format="llmc", quiet=True)
         else:
             raise UnsupportedError("uint16 (only llmc refuses)")
+
+
+def test_other_families_through_their_tokenizer_json(tmp_path, shared_data, texts):
+    """WordPiece (vocab.txt) runs through its tokenizer.json export: the same ids as its encode.
+    Families without a tokenizer.json form (word, char, classic BPE) are refused by name."""
+    from tokenmill.models.char import CharLevel
+
+    lines = texts[:150]
+    (tmp_path / "a.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    wp = tokenmill.load(shared_data / "hf" / "bert-base-uncased" / "vocab.txt")
+    prepare([tmp_path / "a.txt"], tmp_path / "wp", tokenizer=wp, by_line=True, quiet=True)
+    want = [i for t in lines for i in wp.encode(t, add_special_tokens=False) + [wp.token_to_id("[SEP]")]]
+    assert read_all(tmp_path / "wp")[0].tolist() == want
+    with pytest.raises(UnsupportedError, match="CharLevel"):
+        prepare([tmp_path / "a.txt"], tmp_path / "char", tokenizer=CharLevel.train(lines), eot="none", quiet=True)

@@ -21,9 +21,12 @@ JSON lines (``.jsonl``, ``.ndjson``: the string in ``text_field``), each optiona
 and parquet (``.parquet``: the ``text_field`` column, read with pyarrow a batch of rows at a
 time and handed to the core as one buffer per batch; null rows are counted as skipped).
 
-What it does not do: tokenizers without a
-compiled encoder in the core (WordPiece ``vocab.txt``, classic BPE, word and char models: an
-`UnsupportedError` names them), deduplication or filtering.
+Tokenizers: a byte-level BPE `Encoding` runs on the core's encoder; a ``tokenizer.json`` on
+the core's pipeline for it; a WordPiece tokenizer through its ``tokenizer.json`` export, which
+gives the same ids (the export is tested for that).
+
+What it does not do: word, char and classic BPE models (they have no ``tokenizer.json`` form
+yet; an `UnsupportedError` names them), deduplication or filtering.
 """
 
 from __future__ import annotations
@@ -81,8 +84,17 @@ def _tokenizer(tokenizer: Any) -> tuple[Any, str, str]:
         return tok, name or tok.name, digest
     if isinstance(tok, HFTokenizer):
         return tok, name or "tokenizer.json", hashlib.sha256(tok._json).hexdigest()
-    raise UnsupportedError(f"prepare runs byte-level BPE encodings and tokenizer.json files; {type(tok).__name__} "
-                           "has no compiled encoder for it yet")
+    # Other families run through their exact tokenizer.json export (WordPiece has one), which
+    # the core compiles like any other file.
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            tok.export("hf", os.path.join(d, "tokenizer.json"))
+        except (ValueError, NotImplementedError) as e:
+            raise UnsupportedError(f"prepare cannot run {type(tok).__name__}: it has no tokenizer.json form ({e})") from None
+        data = Path(d, "tokenizer.json").read_bytes()
+    return HFTokenizer(data), name or type(tok).__name__, hashlib.sha256(data).hexdigest()
 
 
 def _parquet_rows(text_field: str) -> Callable[[str, int], Any]:
