@@ -136,6 +136,7 @@ def test_parquet_exact_and_resumable(tmp_path, texts, tm):
     for p in sorted(out.glob("shard_*.done.json"))[2:]:
         p.unlink()
     (out / "index.json").unlink()
+    (out / "unit_000000.done.json").unlink()
     assert prepare(paths, out, text_field="body", shard_tokens=3000, quiet=True)["resumed"] == 2
     assert files(out) == files(ref)
     with pytest.raises(CorpusError, match="no column 'text'"):
@@ -227,7 +228,8 @@ def test_bad_input(tmp_path):
     o8 = tmp_path / "o8"
     prepare([big], o8, by_line=True, shard_tokens=500, quiet=True)
     (o8 / "index.json").unlink()
-    (o8 / "shard_000003.done.json").unlink()
+    (o8 / "shard_000000_000003.done.json").unlink()
+    (o8 / "unit_000000.done.json").unlink()
     job = json.loads((o8 / "job.json").read_text())
     big.write_text("line of text\n" * 10, encoding="utf-8")
     job["sources"][0]["bytes"] = big.stat().st_size
@@ -241,12 +243,12 @@ def test_cli(tmp_path, capsys):
     src.write_text("hello world\nsecond line\n", encoding="utf-8")
     assert main(["prepare", str(src), "--by-line", "--out", str(tmp_path / "out")]) == 0
     assert "prepared 2 documents, 6 tokens" in capsys.readouterr().out
-    assert np.load(tmp_path / "out" / "shard_000000.npy").tolist() == [31373, 995, 50256, 12227, 1627, 50256]
+    assert np.load(tmp_path / "out" / "shard_000000_000000.npy").tolist() == [31373, 995, 50256, 12227, 1627, 50256]
     assert main(["prepare", str(src), "--out", str(tmp_path / "out")]) == 2
     assert "--overwrite" in capsys.readouterr().err
     assert main(["prepare", str(tmp_path / "nope.txt"), "--out", str(tmp_path / "o")]) == 2
     assert main(["-q", "prepare", str(src), "--out", str(tmp_path / "o"), "--tokenizer", "cl100k_base", "--eot", "none"]) == 0
-    assert np.load(tmp_path / "o" / "shard_000000.npy").tolist() == tokenmill.get_encoding("cl100k_base").encode("hello world\nsecond line\n")
+    assert np.load(tmp_path / "o" / "shard_000000_000000.npy").tolist() == tokenmill.get_encoding("cl100k_base").encode("hello world\nsecond line\n")
 
 
 @pytest.mark.parametrize("layout", ["npy", "megatron", "llmc"])
@@ -286,3 +288,37 @@ def test_other_families_through_their_tokenizer_json(tmp_path, shared_data, text
     assert read_all(tmp_path / "wp")[0].tolist() == want
     with pytest.raises(UnsupportedError, match="CharLevel"):
         prepare([tmp_path / "a.txt"], tmp_path / "char", tokenizer=CharLevel.train(lines), eot="none", quiet=True)
+
+
+def test_ranks_and_executor_give_the_local_bytes(tmp_path, texts):
+    """Work units (groups of input files) written by separate ranks, or as executor tasks, end
+    in the same directory bytes as one local run."""
+    from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+    paths = []
+    for i in range(5):
+        p = tmp_path / f"part{i}.txt"
+        p.write_text("\n".join(texts[i * 100:(i + 1) * 100]) + "\n", encoding="utf-8")
+        paths.append(p)
+    kw = dict(by_line=True, shard_tokens=1500, quiet=True, unit_bytes=5000)
+    local = tmp_path / "local"
+    s = prepare(paths, local, **kw)
+    assert s["complete"] and len({f.name.split("_")[1] for f in local.glob("shard_*.npy")}) > 2
+    ranked = tmp_path / "ranked"
+    for r in (2, 0):
+        part = prepare(paths, ranked, rank=r, world_size=3, **kw)
+        assert not part["complete"] and not (ranked / "index.json").exists()
+    assert prepare(paths, ranked, rank=1, world_size=3, **kw)["complete"]
+    assert files(ranked) == files(local)
+    pooled = tmp_path / "pooled"
+    with ThreadPoolExecutor(2) as ex:
+        assert prepare(paths, pooled, engine=ex, **kw)["complete"]
+    assert files(pooled) == files(local)
+    procs = tmp_path / "procs"
+    with ProcessPoolExecutor(2) as ex:
+        assert prepare(paths, procs, engine=ex, **kw)["complete"]
+    assert files(procs) == files(local)
+    with pytest.raises(InputError, match="rank"):
+        prepare(paths, tmp_path / "bad", rank=3, world_size=3, **kw)
+    with pytest.raises(InputError, match="engine"):
+        prepare(paths, tmp_path / "bad2", engine="spark", **kw)

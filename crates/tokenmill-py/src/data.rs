@@ -48,7 +48,7 @@ impl DocEncoder for Sequence<'_> {
 /// Runs `prepare`; returns the summary as JSON text.
 #[pyfunction]
 #[pyo3(signature = (tokenizer, sources, out, *, shard_tokens, workers, eot, eot_id, dtype, layout, by_line, text_field,
-                    skip_bad, skip_ids, block_bytes=1 << 20, progress=None, open_rows=None))]
+                    skip_bad, skip_ids, unit=0, block_bytes=1 << 20, progress=None, open_rows=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn prepare(
     py: Python<'_>,
@@ -65,6 +65,7 @@ pub(crate) fn prepare(
     text_field: String,
     skip_bad: bool,
     skip_ids: Vec<u32>,
+    unit: usize,
     block_bytes: usize,
     progress: Option<Py<PyAny>>,
     open_rows: Option<Py<PyAny>>,
@@ -83,6 +84,7 @@ pub(crate) fn prepare(
     let cut = bpe.is_some_and(|b| b.pretokenizer.is_fast());
     let opts = PrepareOptions {
         out,
+        unit,
         shard_tokens: shard_tokens.max(1),
         workers: workers.max(1),
         eot: Eot::parse(eot).map_err(err)?,

@@ -36,6 +36,9 @@ def add_parser(sub, common) -> None:
     p.add_argument("--format", choices=("npy", "megatron", "llmc"), default="npy",
                    help="shard layout: numpy .npy (default), Megatron-LM .bin + .idx, or llm.c .bin (uint16 only)")
     p.add_argument("--skip-bad", action="store_true", help="count and skip malformed JSON lines instead of failing")
+    p.add_argument("--rank", type=int, default=0, metavar="R",
+                   help="with --world-size: write only the work units u with u %% W == R (Slurm array jobs)")
+    p.add_argument("--world-size", type=positive_int, default=1, metavar="W", help="number of ranks (default 1)")
     p.add_argument("--overwrite", action="store_true", help="replace a directory holding another job's shards")
     p.set_defaults(func=run)
 
@@ -43,5 +46,6 @@ def add_parser(sub, common) -> None:
 def run(args) -> int:
     prepare(args.inputs, args.out, tokenizer=args.tokenizer, text_field=args.text_field, by_line=args.by_line,
             shard_tokens=args.shard_tokens, num_workers=args.num_workers, eot=args.eot, eot_token=args.eot_token,
-            format=args.format, skip_bad=args.skip_bad, overwrite=args.overwrite, quiet=getattr(args, "quiet", False))
+            format=args.format, skip_bad=args.skip_bad, overwrite=args.overwrite, rank=args.rank,
+            world_size=args.world_size, quiet=getattr(args, "quiet", False))
     return 0

@@ -12,7 +12,15 @@ string is made per document. This module is the policy around it:
   a directory that holds another job's shards is refused unless ``overwrite=True``; the same
   job resumes where it stopped (after ``kill -9`` at any moment: finished shards are kept,
   the one in flight is redone) and ends byte-identical to an uninterrupted run;
-* ``index.json``, written last and atomically, which `read_tokens` and `TokenDataset` read;
+* work units: the input files are grouped, in order, into units of at least ``unit_bytes``
+  on disk; each unit's shards are numbered within it (``shard_<unit>_<k>``) and a unit ends
+  with ``unit_<unit>.done.json``. Only the file sizes decide the units, so the units can be
+  written by one process (``engine="local"``), by the tasks of any
+  ``concurrent.futures.Executor`` (``engine=...``; Ray's and Dask's executors included), or by
+  separate jobs (``rank``/``world_size``, e.g. a Slurm array), and the directory ends
+  byte-identical in every case;
+* ``index.json``, written last and atomically (by whichever run finds every unit done),
+  which `read_tokens` and `TokenDataset` read;
 * the summary and the progress bar.
 
 The directory format is described in `tokenmill.data.shard_files` (and version-tagged in
@@ -50,6 +58,7 @@ __all__ = ["prepare", "FORMAT", "VERSION"]
 FORMAT = "tokenmill-shards"
 VERSION = 1
 _DEFAULT_SHARD_TOKENS = 100_000_000
+_UNIT_BYTES = 1 << 30
 # End-of-text tokens of tokenizer.json files, most specific first.
 _EOT_NAMES = ("<|endoftext|>", "<|end_of_text|>", "</s>", "<eos>", "<|eot_id|>", "[SEP]")
 
@@ -164,6 +173,49 @@ def _eot_id(tok: Any, eot: str, eot_token: str | None) -> int | None:
                      f"{', '.join(_EOT_NAMES)}); pass eot_token=... or eot=\"none\"")
 
 
+def _units(sizes: list[int], unit_bytes: int) -> list[list[int]]:
+    """Consecutive source indices, each group at least `unit_bytes` on disk (the last may be
+    smaller): the units that can be written independently. Only the file sizes decide."""
+    units: list[list[int]] = [[]]
+    size = 0
+    for i, n in enumerate(sizes):
+        if size >= unit_bytes:
+            units.append([])
+            size = 0
+        units[-1].append(i)
+        size += n
+    return units
+
+
+def _unit_marker(u: int) -> str:
+    return f"unit_{u:06d}.done.json"
+
+
+def _read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _run_unit(tok: Any, sources: list[tuple[str, str, int]], unit: list[int], out: str, u: int, cfg: dict,
+              report: Callable[[int, int, int], None] | None) -> tuple[int, int]:
+    """Writes unit `u` (resuming it) and its marker; returns (shards kept from before, input bytes read)."""
+    skip = sorted(int(i) for i in tok.special_tokens.values()) if isinstance(tok, HFTokenizer) else []
+    raw = _core.prepare(tok._core, [(sources[i][0], sources[i][1]) for i in unit], out, unit=u, skip_ids=skip,
+                        progress=report, open_rows=_parquet_rows(cfg["text_field"]), **cfg)
+    s = json.loads(raw)
+    rec = {"unit": u, "sources": unit, **{k: s[k] for k in ("documents", "tokens", "text_bytes", "skipped", "empty",
+                                                              "source_documents")},
+           "shards": [{k: sh[k] for k in ("files", "tokens", "documents")} for sh in s["shards"]]}
+    _write_json(Path(out) / _unit_marker(u), rec)
+    return s["resumed"], s["input_bytes"]
+
+
+def _unit_task(spec: str, sources: list[tuple[str, str, int]], unit: list[int], out: str, u: int,
+               cfg: dict) -> tuple[int, int]:
+    """One unit in an executor's worker process (the tokenizer is loaded there)."""
+    tok, _, _ = _tokenizer(spec)
+    return _run_unit(tok, sources, unit, out, u, cfg, None)
+
+
 def _write_json(path: Path, obj: Any) -> None:
     """Atomically: a temporary file, synced, renamed."""
     tmp = path.with_name(f".{path.name}.tmp")
@@ -177,7 +229,8 @@ def _write_json(path: Path, obj: Any) -> None:
 def _clear(out: Path) -> None:
     for p in out.iterdir():
         n = p.name
-        if n in ("index.json", "job.json") or n.startswith(("shard_", ".shard_", ".index.json", ".job.json")):
+        if n in ("index.json", "job.json") or n.startswith(("shard_", ".shard_", "unit_", ".unit_", ".index.json",
+                                                           ".job.json")):
             p.unlink()
 
 
@@ -185,7 +238,8 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
             tokenizer: Any = "gpt2", text_field: str = "text", by_line: bool = False,
             shard_tokens: int | None = None, num_workers: int | None = None, eot: str = "append",
             eot_token: str | None = None, format: str = "npy", skip_bad: bool = False, overwrite: bool = False,
-            quiet: bool = False, progress: Callable[[int, int, int], None] | None = None) -> dict:
+            quiet: bool = False, progress: Callable[[int, int, int], None] | None = None, rank: int = 0,
+            world_size: int = 1, engine: Any = None, unit_bytes: int = _UNIT_BYTES) -> dict:
     """Tokenizes `inputs` into shards of ids in directory `out` (resumable; see the module docstring).
 
     Args:
@@ -205,9 +259,18 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
         overwrite: replace a directory holding another job's shards.
         quiet: no progress bar and no summary line.
         progress: called with (input bytes read, tokens, documents) about ten times a second.
+        rank, world_size: process only the work units ``u`` with ``u % world_size == rank``
+            (Slurm-style array jobs writing one directory); the last rank to finish writes
+            ``index.json``. The output is byte-identical to a single run.
+        engine: ``"local"`` (default: the units one after the other, on `num_workers` threads)
+            or any ``concurrent.futures.Executor``: a task per unit (the tokenizer, then given
+            by name or path, is loaded in each task; a failed task can be rerun: units resume).
+        unit_bytes: input files are grouped into work units of at least this many bytes on
+            disk (default 1 GB); shards never span units. Part of the job's identity.
 
     Returns:
-        The summary: documents, tokens, text_bytes, skipped, empty, shards, seconds, ...
+        The summary: documents, tokens, text_bytes, skipped, empty, shards, seconds, complete
+        (False while other ranks still have units to write), ...
 
     >>> import tempfile, os, numpy as np
     >>> d = tempfile.mkdtemp(); src = os.path.join(d, "c.txt")
@@ -215,7 +278,7 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
     >>> s = prepare([src], os.path.join(d, "out"), by_line=True, quiet=True)
     >>> s["documents"], s["tokens"]
     (2, 6)
-    >>> np.load(os.path.join(d, "out", "shard_000000.npy")).tolist()
+    >>> np.load(os.path.join(d, "out", "shard_000000_000000.npy")).tolist()
     [31373, 995, 50256, 12227, 1627, 50256]
     """
     if eot not in ("append", "prepend", "none"):
@@ -236,8 +299,12 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
         raise UnsupportedError(f"llm.c shards hold uint16 ids only, and this tokenizer has {vocab_size:,} ids; "
                                "use format='npy' or 'megatron'")
     workers = num_workers or os.cpu_count() or 1
+    if not (isinstance(world_size, int) and world_size >= 1 and isinstance(rank, int) and 0 <= rank < world_size):
+        raise InputError(f"need 0 <= rank < world_size, got rank={rank!r}, world_size={world_size!r}")
+    if not isinstance(unit_bytes, int) or unit_bytes < 1:
+        raise InputError(f"unit_bytes must be a positive integer, not {unit_bytes!r}")
     options = {"by_line": by_line, "text_field": text_field, "shard_tokens": shard_tokens or _DEFAULT_SHARD_TOKENS,
-               "skip_bad": skip_bad}
+               "skip_bad": skip_bad, "unit_bytes": unit_bytes}
     job = {"format": FORMAT, "version": VERSION, "layout": format, "dtype": dtype, "eot": eot, "eot_id": eot_id,
            "tokenizer": {"name": tok_name, "vocab_size": vocab_size, "sha256": tok_hash},
            "sources": [{"path": p, "format": f, "bytes": n} for p, f, n in sources], "options": options}
@@ -265,37 +332,75 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
     if not job_file.exists():
         _write_json(job_file, job)
 
-    skip = sorted(int(i) for i in tok.special_tokens.values()) if not hasattr(tok, "rank_file_bytes") else []
+    units = _units([n for _, _, n in sources], unit_bytes)
+    mine = [u for u in range(len(units)) if u % world_size == rank]
+    cfg = {"shard_tokens": options["shard_tokens"], "workers": workers, "eot": eot, "eot_id": eot_id, "dtype": dtype,
+           "layout": format, "by_line": by_line, "text_field": text_field, "skip_bad": skip_bad}
+    todo = [u for u in mine if not (outp / _unit_marker(u)).exists()]
     # The core counts uncompressed text: a total in file sizes only holds for plain files.
     plain = all(f != "parquet" and not p.lower().endswith(".gz") for p, f, _ in sources)
-    total = sum(n for _, _, n in sources) if plain else None
+    total = sum(sources[i][2] for u in todo for i in units[u]) if plain else None
     bar = Progress("prepare", total=total, enabled=not quiet)
-
-    def report(nbytes: int, tokens: int, docs: int) -> None:
-        bar.update(nbytes, f"{tokens:,} tokens, {docs:,} docs")
-        if progress is not None:
-            progress(nbytes, tokens, docs)
-
+    done_bytes = [0]
+    resumed = input_bytes = 0
     try:
-        raw = _core.prepare(tok._core, [(p, f) for p, f, _ in sources], str(outp), shard_tokens=options["shard_tokens"],
-                            workers=workers, eot=eot, eot_id=eot_id, dtype=dtype, layout=format, by_line=by_line,
-                            text_field=text_field, skip_bad=skip_bad, skip_ids=skip, progress=report,
-                            open_rows=_parquet_rows(text_field))
+        if engine is None or engine == "local":
+            def report(nbytes: int, tokens: int, docs: int) -> None:
+                bar.update(done_bytes[0] + nbytes, f"{tokens:,} tokens, {docs:,} docs")
+                if progress is not None:
+                    progress(done_bytes[0] + nbytes, tokens, docs)
+
+            for u in todo:
+                r, got = _run_unit(tok, sources, units[u], str(outp), u, cfg, report)
+                resumed += r
+                input_bytes += got
+                done_bytes[0] += got
+        elif hasattr(engine, "submit"):
+            if not isinstance(tokenizer, (str, os.PathLike)):
+                raise InputError("an executor engine loads the tokenizer in each task: pass tokenizer as a name or path")
+            spec = os.fspath(tokenizer)
+            futures = [engine.submit(_unit_task, spec, sources, units[u], str(outp), u, cfg) for u in todo]
+            for f in futures:
+                r, got = f.result()
+                resumed += r
+                input_bytes += got
+                bar.update(input_bytes)
+        else:
+            raise InputError(f"engine must be 'local' or a concurrent.futures.Executor, not {engine!r}")
     finally:
         bar.close()
-    s = json.loads(raw)
-    index = dict(job)
-    index["sources"] = [dict(src, documents=n) for src, n in zip(job["sources"], s["source_documents"] + [0] * len(sources))]
-    index.update({k: s[k] for k in ("shards", "documents", "tokens", "text_bytes", "skipped", "empty")})
-    _write_json(outp / "index.json", index)
+    resumed += sum(len(_read_json(outp / _unit_marker(u))["shards"]) for u in mine if u not in todo)
+    recs = [_read_json(outp / _unit_marker(u)) if (outp / _unit_marker(u)).exists() else None for u in range(len(units))]
+    complete = all(r is not None for r in recs)
+    have = [r for r in recs if r is not None]
+    totals = {k: sum(r[k] for r in have) for k in ("documents", "tokens", "text_bytes", "skipped", "empty")}
+    if complete:
+        if totals["documents"] == 0:
+            raise CorpusError("the corpus is empty: no document has any text (check the files, text_field and by_line)")
+        shards, tokens, docs = [], 0, 0
+        per_source = [0] * len(sources)
+        for r in recs:
+            for sh in r["shards"]:
+                shards.append({"files": sh["files"], "tokens": sh["tokens"], "documents": sh["documents"],
+                               "first_token": tokens, "first_document": docs})
+                tokens += sh["tokens"]
+                docs += sh["documents"]
+            for i, n in zip(r["sources"], r["source_documents"] + [0] * len(r["sources"])):
+                per_source[i] = n
+        index = dict(job)
+        index["sources"] = [dict(src, documents=n) for src, n in zip(job["sources"], per_source)]
+        index.update(totals, shards=shards)
+        _write_json(outp / "index.json", index)
     seconds = time.perf_counter() - t0
-    summary = {k: s[k] for k in ("documents", "tokens", "text_bytes", "skipped", "empty", "resumed", "input_bytes")}
-    summary.update(shards=len(s["shards"]), seconds=seconds, dtype=dtype, out=str(outp))
+    summary = dict(totals, resumed=resumed, input_bytes=input_bytes, complete=complete,
+                   shards=sum(len(r["shards"]) for r in have), seconds=seconds, dtype=dtype, out=str(outp))
     if not quiet:
-        bpt = s["text_bytes"] / s["tokens"] if s["tokens"] else 0.0
-        print(f"prepared {s['documents']:,} documents, {s['tokens']:,} tokens ({bpt:.2f} bytes/token) in "
-              f"{len(s['shards'])} shard(s), {dtype}, {human_bytes(s['input_bytes'] / max(seconds, 1e-9))}/s"
-              + (f"; {s['resumed']} shard(s) kept from an earlier run" if s["resumed"] else "")
-              + (f"; skipped {s['skipped']:,} malformed record(s)" if s["skipped"] else "")
-              + (f"; {s['empty']:,} empty document(s) (no tokens)" if s["empty"] else ""))
+        bpt = totals["text_bytes"] / totals["tokens"] if totals["tokens"] else 0.0
+        print(f"prepared {totals['documents']:,} documents, {totals['tokens']:,} tokens ({bpt:.2f} bytes/token) in "
+              f"{summary['shards']} shard(s), {dtype}, {human_bytes(input_bytes / max(seconds, 1e-9))}/s"
+              + (f"; {resumed} shard(s) kept from an earlier run" if resumed else "")
+              + (f"; skipped {totals['skipped']:,} malformed record(s)" if totals["skipped"] else "")
+              + (f"; {totals['empty']:,} empty document(s) (no tokens)" if totals["empty"] else "")
+              + ("" if complete else f"; rank {rank} of {world_size} done, {sum(r is None for r in recs)} unit(s) "
+                 "left to other ranks (the last rank to finish writes index.json)"))
     return summary

@@ -44,9 +44,11 @@ _LLMC_MAGIC = 20240520
 _LLMC_HEADER = 256 * 4
 
 
-def shard_files(index: int, layout: str) -> list[str]:
-    """The file names of shard `index` in `layout`, in the order of ``index.json``'s ``"files"``."""
-    stem = f"shard_{index:06d}"
+def shard_files(index: int | str, layout: str) -> list[str]:
+    """The file names of shard `index` (or of the shard named `index`, e.g. ``"shard_000001_000002"``,
+    as ``tokenmill prepare`` names the shards of its work units) in `layout`, in the order of
+    ``index.json``'s ``"files"``."""
+    stem = index if isinstance(index, str) else f"shard_{index:06d}"
     if layout == "npy":
         return [stem + ".npy", stem + ".docs.npy"]
     if layout == "megatron":
@@ -96,10 +98,11 @@ def _entry(entry: Any, layout: str) -> tuple[list[str], int, int]:
     if layout not in LAYOUTS:
         shard_files(0, layout)  # raises the unknown-layout error
     stem = files[0].rsplit(".", 1)[0] if isinstance(files, list) and files and isinstance(files[0], str) else ""
-    index = stem[len("shard_"):]
-    if not (stem.startswith("shard_") and index.isdigit() and index.isascii() and len(index) >= 6):
+    parts = stem[len("shard_"):].split("_")
+    if not (stem.startswith("shard_") and len(parts) <= 2
+            and all(p.isdigit() and p.isascii() and len(p) >= 6 for p in parts)):
         raise ShardFormatError(f"shard entry: 'files' {files!r} does not name a shard")
-    expected = shard_files(int(index), layout)
+    expected = shard_files(stem, layout)
     if files != expected:
         raise ShardFormatError(f"shard entry: 'files' is {files!r}, but a {layout!r} shard has {expected!r}")
     return files, counts[0], counts[1]

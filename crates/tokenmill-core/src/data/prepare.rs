@@ -7,8 +7,9 @@
 //! the block is written), so memory stays a few blocks plus the shard being written, whatever
 //! the corpus size.
 //!
-//! Shards: a shard ends at the first document end at or after `shard_tokens` tokens (a
-//! document is never split between shards). Each is written under a temporary name, synced,
+//! Shards: the sources of one call are a work unit (`PrepareOptions::unit`), whose shards are
+//! named `shard_<unit>_<k>`; a shard ends at the first document end at or after
+//! `shard_tokens` tokens (a document is never split between shards), and at the unit's end. Each is written under a temporary name, synced,
 //! then renamed, and only then is its marker `shard_NNNNNN.done.json` written (atomically):
 //! the marker holds the reader's position after the shard's last document and the running
 //! totals. A run that finds markers resumes after the last shard whose markers and files are
@@ -30,7 +31,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::reader::{Block, OpenExternal, Position, ReadOptions, Reader, Source, Span};
-use super::shards::{is_temp_name, shard_stem, write_atomic, Dtype, Layout};
+use super::shards::{is_temp_name, unit_shard_stem, write_atomic, Dtype, Layout};
 use super::writer::ShardWriter;
 use crate::error::CoreError;
 
@@ -63,6 +64,9 @@ impl Eot {
 #[derive(Debug, Clone)]
 pub struct PrepareOptions {
     pub out: PathBuf,
+    /// The work unit these sources are (shards are named `shard_<unit>_<k>`, `k` from 0):
+    /// units are written independently, by one process or several.
+    pub unit: usize,
     pub shard_tokens: u64,
     pub workers: usize,
     pub eot: Eot,
@@ -123,8 +127,8 @@ pub struct Progress {
     pub documents: u64,
 }
 
-fn marker_name(index: usize) -> String {
-    format!("{}.done.json", shard_stem(index))
+fn marker_name(unit: usize, index: usize) -> String {
+    format!("{}.done.json", unit_shard_stem(unit, index))
 }
 
 fn pos_json(p: &Position) -> Value {
@@ -178,16 +182,16 @@ impl ShardInfo {
 /// The finished shards of `dir` (0, 1, ... while each has a readable marker and the files of
 /// `layout` with the sizes it records), after deleting everything of later or unfinished
 /// shards and any temporary file.
-pub fn finished_shards(dir: &Path, layout: Layout) -> Result<Vec<ShardInfo>, CoreError> {
+pub fn finished_shards(dir: &Path, layout: Layout, unit: usize) -> Result<Vec<ShardInfo>, CoreError> {
     let mut done = Vec::new();
     loop {
         let k = done.len();
-        let Ok(text) = std::fs::read(dir.join(marker_name(k))) else { break };
+        let Ok(text) = std::fs::read(dir.join(marker_name(unit, k))) else { break };
         let Some(info) = serde_json::from_slice::<Value>(&text).ok().as_ref().and_then(ShardInfo::from_json) else {
             break;
         };
         let files_ok = info.index == k
-            && info.files == layout.files(k)
+            && info.files == layout.files(&unit_shard_stem(unit, k))
             && info.sizes.len() == info.files.len()
             && info
                 .files
@@ -199,14 +203,16 @@ pub fn finished_shards(dir: &Path, layout: Layout) -> Result<Vec<ShardInfo>, Cor
         }
         done.push(info);
     }
-    // Whatever belongs to later shards, or was in flight, goes: it is redone.
+    // Whatever of this unit belongs to later shards, or was in flight, goes: it is redone
+    // (other units' files are left alone: another process may be writing them).
+    let prefix = format!("shard_{unit:06}_");
     let entries = std::fs::read_dir(dir).map_err(|e| CoreError::Io(format!("{}: cannot list: {e}", dir.display())))?;
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let stale = if let Some(rest) = name.strip_prefix("shard_") {
+        let stale = if let Some(rest) = name.strip_prefix(&prefix) {
             rest.get(..6).and_then(|n| n.parse::<usize>().ok()).is_some_and(|n| n >= done.len())
         } else {
-            is_temp_name(&name)
+            is_temp_name(&name) && name.get(1..).is_some_and(|n| n.starts_with(&prefix))
         };
         if stale {
             std::fs::remove_file(entry.path())
@@ -247,7 +253,8 @@ struct Out<'a> {
 impl Out<'_> {
     fn shard(&mut self) -> Result<&mut ShardWriter, CoreError> {
         if self.shard.is_none() {
-            self.shard = Some(ShardWriter::create(&self.opts.out, self.done.len(), self.opts.layout, self.opts.dtype)?);
+            let stem = unit_shard_stem(self.opts.unit, self.done.len());
+            self.shard = Some(ShardWriter::create(&self.opts.out, stem, self.opts.layout, self.opts.dtype)?);
             self.shard_first = self.totals;
         }
         self.shard.as_mut().ok_or_else(|| CoreError::Internal("no shard".into()))
@@ -324,7 +331,7 @@ impl Out<'_> {
             source_documents: self.source_documents.clone(),
         };
         let text = serde_json::to_vec_pretty(&info.to_json()).map_err(|e| CoreError::Internal(e.to_string()))?;
-        write_atomic(&self.opts.out, &marker_name(index), &text)?;
+        write_atomic(&self.opts.out, &marker_name(self.opts.unit, index), &text)?;
         self.done.push(info);
         Ok(())
     }
@@ -341,7 +348,7 @@ pub fn prepare<E: DocEncoder>(
     opts: &PrepareOptions,
     progress: &mut dyn FnMut(Progress) -> Result<(), CoreError>,
 ) -> Result<Summary, CoreError> {
-    let done = finished_shards(&opts.out, opts.layout)?;
+    let done = finished_shards(&opts.out, opts.layout, opts.unit)?;
     let start = done.last().map(|s| s.resume).unwrap_or_default();
     let mut reader = Reader::with_external(sources, opts.read.clone(), start, external)?;
     run(enc, opts, done, move || reader.next_block(), progress)
@@ -450,12 +457,8 @@ where
     if out.doc_open {
         return Err(CoreError::Internal("the input ended inside a document".into()));
     }
+    // (A unit without any text gives no shard; the caller decides whether that is an error.)
     out.close()?;
-    if out.totals.documents == 0 && out.done.is_empty() {
-        return Err(CoreError::Corpus(
-            "the corpus is empty: no document has any text (check the files, text_field and by_line)".into(),
-        ));
-    }
     Ok(Summary {
         resumed,
         totals: out.totals,
@@ -567,6 +570,7 @@ mod tests {
         ];
         let opts = |out: PathBuf, workers: usize, by_line: bool| PrepareOptions {
             out,
+            unit: 7,
             shard_tokens: 20_000,
             workers,
             eot: Eot::Append,
@@ -592,10 +596,13 @@ mod tests {
         for (name, bytes) in &reference {
             std::fs::write(o.out.join(name), bytes).unwrap();
         }
-        std::fs::remove_file(o.out.join("shard_000002.done.json")).unwrap();
-        std::fs::write(o.out.join(".shard_000003.npy.tmp-1-stream"), b"junk").unwrap();
+        std::fs::remove_file(o.out.join("shard_000007_000002.done.json")).unwrap();
+        std::fs::write(o.out.join(".shard_000007_000003.npy.tmp-1-stream"), b"junk").unwrap();
+        // Another unit's files are not this run's to delete.
+        std::fs::write(o.out.join("shard_000008_000000.npy"), b"other").unwrap();
         let s = prepare(&Bytes, sources.clone(), None, &o, &mut |_| Ok(())).unwrap();
         assert_eq!(s.resumed, 2);
+        std::fs::remove_file(o.out.join("shard_000008_000000.npy")).unwrap();
         assert_eq!(files(&o.out), reference);
         // Nothing to do the second time.
         let s = prepare(&Bytes, sources.clone(), None, &o, &mut |_| Ok(())).unwrap();
@@ -613,6 +620,7 @@ mod tests {
         std::fs::write(src.join("e.txt"), "\n\n").unwrap();
         let o = PrepareOptions {
             out: dir("empty"),
+            unit: 0,
             shard_tokens: 10,
             workers: 2,
             eot: Eot::None,
@@ -622,8 +630,8 @@ mod tests {
             read: ReadOptions { by_line: true, ..ReadOptions::default() },
         };
         let srcs = vec![Source { path: src.join("e.txt"), format: Format::Text }];
-        let e = prepare(&Bytes, srcs.clone(), None, &o, &mut |_| Ok(())).unwrap_err();
-        assert!(e.to_string().contains("corpus is empty"), "{e}");
+        let s = prepare(&Bytes, srcs.clone(), None, &o, &mut |_| Ok(())).unwrap();
+        assert_eq!((s.shards.len(), s.totals.documents, s.empty), (0, 0, 2));
         std::fs::write(src.join("e.txt"), "ok\n").unwrap();
         let o = PrepareOptions { eot: Eot::Prepend, eot_id: Some(70000), ..o };
         let e = prepare(&Bytes, srcs, None, &o, &mut |_| Ok(())).unwrap_err();

@@ -521,7 +521,13 @@ fn json_text_into(line: &[u8], field: &str, out: &mut String) -> Result<(), Stri
     let mut de = serde_json::Deserializer::from_slice(line);
     let got = de
         .deserialize_map(Find(field, out))
-        .map_err(|e| if e.is_data() { "the line is not a JSON object".to_string() } else { format!("malformed JSON ({e})") })
+        .map_err(|e| {
+            if e.is_data() {
+                "the line is not a JSON object".to_string()
+            } else {
+                format!("malformed JSON ({e})")
+            }
+        })
         .and_then(|got| de.end().map(|_| got).map_err(|e| format!("malformed JSON ({e})")));
     let r = match got {
         Ok(Some(Ok(()))) => return Ok(()),

@@ -98,9 +98,9 @@ impl Layout {
         }
     }
 
-    /// The file names of shard `index`, in the order of the spec's "files" (what `write_shard` returns).
-    pub fn files(self, index: usize) -> Vec<String> {
-        let stem = shard_stem(index);
+    /// The file names of the shard named `stem` (`shard_stem`), in the order of the spec's "files"
+    /// (what `write_shard` returns).
+    pub fn files(self, stem: &str) -> Vec<String> {
         match self {
             Layout::Npy => vec![format!("{stem}.npy"), format!("{stem}.docs.npy")],
             Layout::Megatron => vec![format!("{stem}.bin"), format!("{stem}.idx")],
@@ -112,6 +112,12 @@ impl Layout {
 /// "shard_000000" for 0: the name of shard `index` without extension (6 digits, more if needed).
 pub fn shard_stem(index: usize) -> String {
     format!("shard_{index:06}")
+}
+
+/// "shard_000002_000005": the name of shard `index` of work unit `unit` (`prepare` numbers
+/// shards within a unit of input files, so that units can be written by different processes).
+pub fn unit_shard_stem(unit: usize, index: usize) -> String {
+    format!("shard_{unit:06}_{index:06}")
 }
 
 /// Whether `name` is one of the temporary names `write_atomic` uses (left behind only by a crash;
@@ -126,7 +132,7 @@ pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), CoreErro
     write_atomic_with(dir, name, |sink| sink.put(bytes))
 }
 
-/// Writes shard `index` of a shard directory (see the module doc for the layouts): each file atomically,
+/// Writes the shard named `stem` (see the module doc for the layouts): each file atomically,
 /// in the order of the spec's "files", which it returns. `doc_starts[i]` is the offset of document i
 /// within `ids` (non-decreasing, the first 0, none past `ids.len()`; empty only when `ids` is).
 ///
@@ -136,15 +142,14 @@ pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), CoreErro
 /// renamed into place stay (the shard's `.done.json` is what marks it complete).
 pub fn write_shard(
     dir: &Path,
-    index: usize,
+    stem: &str,
     layout: Layout,
     dtype: Dtype,
     ids: &[u32],
     doc_starts: &[u64],
 ) -> Result<Vec<String>, CoreError> {
-    let stem = shard_stem(index);
-    check_doc_starts(&stem, ids.len(), doc_starts)?;
-    let files = layout.files(index);
+    check_doc_starts(stem, ids.len(), doc_starts)?;
+    let files = layout.files(stem);
     let elem = match (layout, dtype) {
         (Layout::Llmc, Dtype::U32) => {
             return Err(CoreError::Input(format!(
@@ -160,13 +165,13 @@ pub fn write_shard(
         Layout::Npy => {
             write_atomic_with(dir, &files[0], |sink| {
                 sink.put(&npy_header(elem.descr, ids.len() as u64))?;
-                put_ids(sink, &stem, ids, elem)
+                put_ids(sink, stem, ids, elem)
             })?;
             write_docs_npy(dir, &files[1], doc_starts)?;
         }
         Layout::Megatron => {
-            let lengths = megatron_lengths(&stem, ids.len(), doc_starts)?;
-            write_atomic_with(dir, &files[0], |sink| put_ids(sink, &stem, ids, elem))?;
+            let lengths = megatron_lengths(stem, ids.len(), doc_starts)?;
+            write_atomic_with(dir, &files[0], |sink| put_ids(sink, stem, ids, elem))?;
             write_atomic_with(dir, &files[1], |sink| {
                 let count = doc_starts.len() as u64;
                 sink.put(b"MMIDIDX\x00\x00")?;
@@ -200,7 +205,7 @@ pub fn write_shard(
                 header[4..8].copy_from_slice(&LLMC_VERSION_U16.to_le_bytes());
                 header[8..12].copy_from_slice(&count.to_le_bytes());
                 sink.put(&header)?;
-                put_ids(sink, &stem, ids, elem)
+                put_ids(sink, stem, ids, elem)
             })?;
             write_docs_npy(dir, &files[1], doc_starts)?;
         }
@@ -507,9 +512,9 @@ mod tests {
         assert_eq!(Dtype::for_vocab(65536), Dtype::U32);
         assert_eq!(Dtype::for_vocab(u32::MAX), Dtype::U32);
         assert_eq!((Dtype::U16.name(), Dtype::U32.name()), ("uint16", "uint32"));
-        assert_eq!(Layout::Npy.files(7), ["shard_000007.npy", "shard_000007.docs.npy"]);
-        assert_eq!(Layout::Megatron.files(7), ["shard_000007.bin", "shard_000007.idx"]);
-        assert_eq!(Layout::Llmc.files(7), ["shard_000007.bin", "shard_000007.docs.npy"]);
+        assert_eq!(Layout::Npy.files(&shard_stem(7)), ["shard_000007.npy", "shard_000007.docs.npy"]);
+        assert_eq!(Layout::Megatron.files(&shard_stem(7)), ["shard_000007.bin", "shard_000007.idx"]);
+        assert_eq!(Layout::Llmc.files(&shard_stem(7)), ["shard_000007.bin", "shard_000007.docs.npy"]);
     }
 
     #[test]
@@ -525,16 +530,17 @@ mod tests {
     #[test]
     fn npy_layout_matches_np_save() {
         let d = TempDir::new("npy");
-        let files = write_shard(&d.0, 0, Layout::Npy, Dtype::U16, &[1, 2, 3, 4, 65535], &[0, 3, 3]).unwrap();
+        let files =
+            write_shard(&d.0, &shard_stem(0), Layout::Npy, Dtype::U16, &[1, 2, 3, 4, 65535], &[0, 3, 3]).unwrap();
         assert_eq!(files, ["shard_000000.npy", "shard_000000.docs.npy"]);
         assert_eq!(d.read("shard_000000.npy"), NPY_U16_5);
         assert_eq!(d.read("shard_000000.docs.npy"), NPY_I8_DOCS);
-        write_shard(&d.0, 1, Layout::Npy, Dtype::U32, &[70000, 1, u32::MAX], &[0, 3, 3]).unwrap();
+        write_shard(&d.0, &shard_stem(1), Layout::Npy, Dtype::U32, &[70000, 1, u32::MAX], &[0, 3, 3]).unwrap();
         assert_eq!(d.read("shard_000001.npy"), NPY_U32_3);
-        write_shard(&d.0, 2, Layout::Npy, Dtype::U16, &[], &[]).unwrap();
+        write_shard(&d.0, &shard_stem(2), Layout::Npy, Dtype::U16, &[], &[]).unwrap();
         assert_eq!(d.read("shard_000002.npy"), NPY_U16_EMPTY);
         assert_eq!(d.read("shard_000002.docs.npy"), NPY_I8_EMPTY);
-        write_shard(&d.0, 3, Layout::Npy, Dtype::U32, &[], &[]).unwrap();
+        write_shard(&d.0, &shard_stem(3), Layout::Npy, Dtype::U32, &[], &[]).unwrap();
         assert_eq!(d.read("shard_000003.npy"), NPY_U32_EMPTY);
         // Nothing else left behind: no temporary file.
         assert_eq!(d.names().len(), 8);
@@ -546,25 +552,26 @@ mod tests {
         let d = TempDir::new("large");
         let ids: Vec<u32> = (0..200_003u32).map(|i| i.wrapping_mul(2_654_435_761) % 65536).collect();
         let starts = [0u64, 65_536, 65_537, 199_999];
-        write_shard(&d.0, 0, Layout::Npy, Dtype::U16, &ids, &starts).unwrap();
+        write_shard(&d.0, &shard_stem(0), Layout::Npy, Dtype::U16, &ids, &starts).unwrap();
         let got = d.read("shard_000000.npy");
         assert_eq!(got[..128], npy_header("<u2", ids.len() as u64)[..]);
         assert_eq!(got[128..], le16(&ids)[..]);
-        write_shard(&d.0, 1, Layout::Npy, Dtype::U32, &ids, &starts).unwrap();
+        write_shard(&d.0, &shard_stem(1), Layout::Npy, Dtype::U32, &ids, &starts).unwrap();
         assert_eq!(d.read("shard_000001.npy")[128..], le32(&ids)[..]);
     }
 
     #[test]
     fn megatron_layout_matches_megatron_core() {
         let d = TempDir::new("megatron");
-        let files = write_shard(&d.0, 0, Layout::Megatron, Dtype::U16, &[1, 2, 3, 4, 5], &[0, 3, 3]).unwrap();
+        let files =
+            write_shard(&d.0, &shard_stem(0), Layout::Megatron, Dtype::U16, &[1, 2, 3, 4, 5], &[0, 3, 3]).unwrap();
         assert_eq!(files, ["shard_000000.bin", "shard_000000.idx"]);
         assert_eq!(d.read("shard_000000.bin"), le16(&[1, 2, 3, 4, 5]));
         assert_eq!(d.read("shard_000000.idx"), IDX_U16);
-        write_shard(&d.0, 1, Layout::Megatron, Dtype::U32, &[70000, 1, 2], &[0, 1]).unwrap();
+        write_shard(&d.0, &shard_stem(1), Layout::Megatron, Dtype::U32, &[70000, 1, 2], &[0, 1]).unwrap();
         assert_eq!(d.read("shard_000001.bin"), le32(&[70000, 1, 2]));
         assert_eq!(d.read("shard_000001.idx"), IDX_I32);
-        write_shard(&d.0, 2, Layout::Megatron, Dtype::U16, &[], &[]).unwrap();
+        write_shard(&d.0, &shard_stem(2), Layout::Megatron, Dtype::U16, &[], &[]).unwrap();
         assert_eq!(d.read("shard_000002.bin"), b"");
         assert_eq!(d.read("shard_000002.idx"), IDX_EMPTY);
         assert_eq!(d.names().len(), 6);
@@ -573,16 +580,17 @@ mod tests {
     #[test]
     fn megatron_int32_refuses_ids_past_2_31() {
         let d = TempDir::new("megatron-big");
-        let m = input_msg(write_shard(&d.0, 0, Layout::Megatron, Dtype::U32, &[5, 1 << 31], &[0]));
+        let m = input_msg(write_shard(&d.0, &shard_stem(0), Layout::Megatron, Dtype::U32, &[5, 1 << 31], &[0]));
         assert!(m.contains("token id 2147483648 at position 1") && m.contains("int32"), "{m}");
         assert!(d.names().is_empty(), "{:?}", d.names());
-        write_shard(&d.0, 0, Layout::Megatron, Dtype::U32, &[5, i32::MAX as u32], &[0]).unwrap();
+        write_shard(&d.0, &shard_stem(0), Layout::Megatron, Dtype::U32, &[5, i32::MAX as u32], &[0]).unwrap();
     }
 
     #[test]
     fn llmc_layout() {
         let d = TempDir::new("llmc");
-        let files = write_shard(&d.0, 4, Layout::Llmc, Dtype::U16, &[1, 2, 3, 4, 65535], &[0, 3, 3]).unwrap();
+        let files =
+            write_shard(&d.0, &shard_stem(4), Layout::Llmc, Dtype::U16, &[1, 2, 3, 4, 65535], &[0, 3, 3]).unwrap();
         assert_eq!(files, ["shard_000004.bin", "shard_000004.docs.npy"]);
         let bin = d.read("shard_000004.bin");
         assert_eq!(bin.len(), 1024 + 10);
@@ -591,7 +599,7 @@ mod tests {
         assert!((3..256).all(|i| word(i) == 0));
         assert_eq!(bin[1024..], le16(&[1, 2, 3, 4, 65535])[..]);
         assert_eq!(d.read("shard_000004.docs.npy"), NPY_I8_DOCS);
-        let m = input_msg(write_shard(&d.0, 5, Layout::Llmc, Dtype::U32, &[1], &[0]));
+        let m = input_msg(write_shard(&d.0, &shard_stem(5), Layout::Llmc, Dtype::U32, &[1], &[0]));
         assert!(m.contains("uint16") && m.contains("llm.c"), "{m}");
         assert_eq!(d.names().len(), 2);
     }
@@ -602,7 +610,7 @@ mod tests {
         let mut ids = vec![7u32; 70_000];
         ids[69_999] = 65536;
         for layout in [Layout::Npy, Layout::Megatron, Layout::Llmc] {
-            let m = input_msg(write_shard(&d.0, 0, layout, Dtype::U16, &ids, &[0]));
+            let m = input_msg(write_shard(&d.0, &shard_stem(0), layout, Dtype::U16, &ids, &[0]));
             assert!(m.contains("token id 65536 at position 69999") && m.contains("uint16"), "{m}");
             assert!(m.contains("shard_000000"), "{m}");
         }
@@ -619,12 +627,12 @@ mod tests {
             (&[1, 2], &[0, 2, 1], "must not decrease"),
             (&[1, 2], &[0, 3], "past the 2 tokens"),
         ] {
-            let m = input_msg(write_shard(&d.0, 0, Layout::Npy, Dtype::U16, ids, starts));
+            let m = input_msg(write_shard(&d.0, &shard_stem(0), Layout::Npy, Dtype::U16, ids, starts));
             assert!(m.contains(why), "{m}");
         }
         assert!(d.names().is_empty());
         // Empty documents (equal starts, one at the end) are fine.
-        write_shard(&d.0, 0, Layout::Megatron, Dtype::U16, &[1, 2], &[0, 0, 2, 2]).unwrap();
+        write_shard(&d.0, &shard_stem(0), Layout::Megatron, Dtype::U16, &[1, 2], &[0, 0, 2, 2]).unwrap();
         let idx = d.read("shard_000000.idx");
         assert_eq!(idx[34..34 + 16], [0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
     }

@@ -14,7 +14,7 @@ use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::shards::{npy_header, shard_stem, write_atomic, write_shard, Dtype, Layout};
+use super::shards::{npy_header, write_atomic, write_shard, Dtype, Layout};
 use crate::error::CoreError;
 
 fn io(path: &Path, what: &str, e: std::io::Error) -> CoreError {
@@ -38,7 +38,7 @@ enum Sink {
 /// One shard being written.
 pub struct ShardWriter {
     dir: PathBuf,
-    index: usize,
+    stem: String,
     dtype: Dtype,
     layout: Layout,
     sink: Sink,
@@ -47,10 +47,11 @@ pub struct ShardWriter {
 }
 
 impl ShardWriter {
-    pub fn create(dir: &Path, index: usize, layout: Layout, dtype: Dtype) -> Result<Self, CoreError> {
+    /// A shard named `stem` (`shards::unit_shard_stem`) in `dir`.
+    pub fn create(dir: &Path, stem: String, layout: Layout, dtype: Dtype) -> Result<Self, CoreError> {
         let sink = match layout {
             Layout::Npy => {
-                let tmp = dir.join(format!(".{}.npy.tmp-{}-stream", shard_stem(index), std::process::id()));
+                let tmp = dir.join(format!(".{stem}.npy.tmp-{}-stream", std::process::id()));
                 let file = File::create(&tmp).map_err(|e| io(&tmp, "cannot create", e))?;
                 let mut out = BufWriter::with_capacity(1 << 20, file);
                 out.write_all(&npy_header(descr(dtype), 0)).map_err(|e| io(&tmp, "cannot write", e))?;
@@ -58,7 +59,7 @@ impl ShardWriter {
             }
             _ => Sink::Memory(Vec::new()),
         };
-        Ok(ShardWriter { dir: dir.to_path_buf(), index, dtype, layout, sink, tokens: 0, doc_starts: Vec::new() })
+        Ok(ShardWriter { dir: dir.to_path_buf(), stem, dtype, layout, sink, tokens: 0, doc_starts: Vec::new() })
     }
 
     pub fn tokens(&self) -> u64 {
@@ -100,7 +101,7 @@ impl ShardWriter {
 
     /// Completes the shard; returns its files (in the order of `Layout::files`) and their sizes.
     pub fn finish(self) -> Result<Vec<(String, u64)>, CoreError> {
-        let ShardWriter { dir, index, dtype, layout, sink, tokens, doc_starts } = self;
+        let ShardWriter { dir, stem, dtype, layout, sink, tokens, doc_starts } = self;
         let names = match sink {
             Sink::Stream { tmp, out, .. } => {
                 let mut file = out.into_inner().map_err(|e| io(&tmp, "cannot write", e.into_error()))?;
@@ -112,7 +113,7 @@ impl ShardWriter {
                 file.write_all(&header).map_err(|e| io(&tmp, "cannot write", e))?;
                 file.sync_all().map_err(|e| io(&tmp, "cannot sync", e))?;
                 drop(file);
-                let names = layout.files(index);
+                let names = layout.files(&stem);
                 let dest = dir.join(&names[0]);
                 std::fs::rename(&tmp, &dest).map_err(|e| io(&dest, "cannot rename into place", e))?;
                 let mut docs = npy_header("<i8", doc_starts.len() as u64);
@@ -120,7 +121,7 @@ impl ShardWriter {
                 write_atomic(&dir, &names[1], &docs)?;
                 names
             }
-            Sink::Memory(ids) => write_shard(&dir, index, layout, dtype, &ids, &doc_starts)?,
+            Sink::Memory(ids) => write_shard(&dir, &stem, layout, dtype, &ids, &doc_starts)?,
         };
         names
             .into_iter()
@@ -152,14 +153,14 @@ mod tests {
             let (a, b) = (base.join(format!("{layout:?}-a")), base.join(format!("{layout:?}-b")));
             std::fs::create_dir_all(&a).unwrap();
             std::fs::create_dir_all(&b).unwrap();
-            let mut w = ShardWriter::create(&a, 3, layout, Dtype::U16).unwrap();
+            let mut w = ShardWriter::create(&a, "shard_000000_000003".into(), layout, Dtype::U16).unwrap();
             w.start_document();
             w.push(&[1, 2, 65535]).unwrap();
             w.start_document();
             w.push(&[7]).unwrap();
             assert!(w.push(&[65536]).unwrap_err().to_string().contains("65536 does not fit"));
             let files = w.finish().unwrap();
-            let names = write_shard(&b, 3, layout, Dtype::U16, &[1, 2, 65535, 7], &[0, 3]).unwrap();
+            let names = write_shard(&b, "shard_000000_000003", layout, Dtype::U16, &[1, 2, 65535, 7], &[0, 3]).unwrap();
             assert_eq!(files.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>(), names);
             for (n, size) in files {
                 let bytes = std::fs::read(a.join(&n)).unwrap();
