@@ -125,6 +125,10 @@ def test_windows_span_shard_boundaries(tmp_path, dtype, layout):
     docs = [[0] if n else [] for n in sizes]
     if layout == "megatron":
         d = write_megatron_shards(tmp_path, shards, docs, dtype)
+    elif layout == "llmc" and dtype == "uint32":  # llm.c shards hold uint16 tokens only (as the Rust writer)
+        with pytest.raises(ValueError, match="uint16 tokens only"):
+            write_npy_shards(tmp_path, shards, dtype=dtype, layout=layout, doc_starts=docs)
+        return
     else:
         d = write_npy_shards(tmp_path, shards, dtype=dtype, layout=layout, doc_starts=docs)
     flat = np.concatenate([np.asarray(s, np.int64) for s in shards])
@@ -175,37 +179,51 @@ def test_bad_shard_files(tmp_path):
     path = d / "shard_000000.npy"
     data = path.read_bytes()
     path.write_bytes(data[:-3])
-    with pytest.raises(ShardFormatError, match="shard_000000.npy: is truncated") as e:
+    with pytest.raises(ShardFormatError, match="shard_000000.npy: truncated") as e:
         TokenDataset(d, 4, 1)
     assert e.value.expected == len(data) and e.value.actual == len(data) - 3
     path.write_bytes(data + b"\0\0")
-    with pytest.raises(ShardFormatError, match="longer than expected"):
+    with pytest.raises(ShardFormatError, match="has trailing bytes"):
         read_tokens(d)
     path.write_bytes(b"garbage")
-    with pytest.raises(ShardFormatError, match="not a .npy file"):
+    with pytest.raises(ShardFormatError, match="not a valid .npy file"):
         read_tokens(d)
     np.save(path, np.arange(100, dtype=np.uint32))
     with pytest.raises(ShardFormatError, match="uint16"):
         read_tokens(d)
     np.save(path, np.arange(99, dtype=np.uint16))
-    with pytest.raises(ShardFormatError, match="holds 99 tokens; index.json says 100"):
+    with pytest.raises(ShardFormatError, match="holds 99 elements, but the index says 100"):
         read_tokens(d)
     path.unlink()
-    with pytest.raises(ShardFormatError, match="shard_000000.npy: is missing"):
+    with pytest.raises(ShardFormatError, match="shard_000000.npy: missing"):
         read_tokens(d)
 
     d = write_npy_shards(tmp_path / "l", [list(range(100))], layout="llmc")
     path = d / "shard_000000.bin"
     data = path.read_bytes()
     path.write_bytes(data[:1000])
-    with pytest.raises(ShardFormatError, match="1024-byte llm.c header"):
+    with pytest.raises(ShardFormatError, match="shorter than its 1024-byte header"):
         read_tokens(d)
     path.write_bytes(data[:-2])
     with pytest.raises(ShardFormatError, match="truncated"):
         read_tokens(d)
     path.write_bytes(struct.pack("<i", 7) + data[4:])
-    with pytest.raises(ShardFormatError, match="bad llm.c header"):
+    with pytest.raises(ShardFormatError, match="not an llm.c token shard"):
         read_tokens(d)
+
+
+def test_empty_documents_and_bad_shard_entries(tmp_path):
+    # Empty documents (equal starts, or a start at the shard's end) are valid; a window starts once there.
+    d = write_npy_shards(tmp_path / "e", [[1, 2, 3, 4], [5, 6]], doc_starts=[[0, 0, 2, 4], [0, 2]])
+    ds = TokenDataset(d, 1, 1, align="document")
+    assert [ds.start(i) for i in range(len(ds))] == [0, 2, 4]
+    # A malformed entry is index.json's fault: the error names it and the entry.
+    index = json.loads((d / "index.json").read_text())
+    index["shards"][1]["files"] = ["x.npy", "x.docs.npy"]
+    (d / "index.json").write_text(json.dumps(index))
+    with pytest.raises(ShardFormatError, match=r"index\.json: shards\[1\]: .*does not name a shard") as e:
+        read_tokens(d)
+    assert e.value.path == str(d / "index.json")
 
 
 def test_documents_layouts_agree(tmp_path):

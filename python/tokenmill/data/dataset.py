@@ -5,8 +5,10 @@ What it does:
 
 * `read_tokens` reads a shard directory (``/tmp/spec/shards.md``, version 1: layouts ``npy``,
   ``megatron`` and ``llmc``) as one 1-D array, memory-mapped when the directory has one shard.
-  Every file is checked against ``index.json`` before use (header, dtype, exact byte size), and
-  every problem is a `ShardFormatError` naming the file.
+  ``index.json``'s own fields are checked here (format, version, layout, dtype, running token
+  sums); each shard is opened and checked against its entry by
+  `tokenmill.data.shard_files.open_shard` (headers, dtypes, exact byte sizes, document starts).
+  Every problem is a `ShardFormatError` naming the file.
 * `TokenDataset` cuts the ids into windows of ``max_length`` inputs and the same ids shifted by
   one as targets, at ``range(0, n_tokens - max_length, stride)``: exactly the semantics of
   ``GPTDatasetV1`` in "Build a Large Language Model (From Scratch)". Shards stay memory-mapped,
@@ -41,13 +43,13 @@ import bisect
 import json
 import operator
 import os
-import struct
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .._io import PathLike
 from ..errors import ShardFormatError, TokenIdError, UnknownTokenError
 from ..formats import load as _load_tokenizer
+from .shard_files import DTYPES, LAYOUTS, open_shard, shard_files
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -57,15 +59,9 @@ __all__ = ["read_tokens", "TokenDataset", "token_bytes"]
 
 FORMAT = "tokenmill-shards"
 VERSION = 1
-LAYOUTS = ("npy", "megatron", "llmc")
-DTYPES = {"uint16": "<u2", "uint32": "<u4"}
-LLMC_MAGIC = 20240520
-LLMC_HEADER_BYTES = 256 * 4
-MEGATRON_MAGIC = b"MMIDIDX\x00\x00"
 # get_batch copies windows at least this long by slices (see there), shorter ones by fancy indexing.
 _ROW_COPY_MIN_LENGTH = 64
-# megatron-core's DType codes -> item size (uint32 has no code; a uint32 vocabulary is stored as int32).
-MEGATRON_ITEMSIZE = {1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 8, 7: 4, 8: 2}
+_DESCR = {"uint16": "<u2", "uint32": "<u4"}
 
 
 # ---------------------------------------------------------------------------------------- reading
@@ -74,6 +70,7 @@ def _fail(reason: str, path: PathLike, expected: object = None, actual: object =
 
 
 def _read_index(root: Path) -> dict[str, Any]:
+    """``index.json``'s directory-level fields, checked; the shard entries are `open_shard`'s to check."""
     if not root.is_dir():
         raise _fail("no such shard directory" if not root.exists() else "is not a directory", root)
     path = root / "index.json"
@@ -97,153 +94,50 @@ def _read_index(root: Path) -> dict[str, Any]:
         raise _fail(f'"layout" is {index.get("layout")!r}; expected one of {", ".join(LAYOUTS)}', path)
     if index.get("dtype") not in DTYPES:
         raise _fail(f'"dtype" is {index.get("dtype")!r}; expected "uint16" or "uint32"', path)
-    shards = index.get("shards")
-    if not isinstance(shards, list):
+    if not isinstance(index.get("shards"), list):
         raise _fail('"shards" is missing or not a list', path)
-    total = 0
-    for k, s in enumerate(shards):
-        files = s.get("files") if isinstance(s, dict) else None
-        n = s.get("tokens") if isinstance(s, dict) else None
-        if not isinstance(files, list) or not all(isinstance(f, str) and f and os.path.basename(f) == f for f in files):
-            raise _fail(f'shards[{k}]: "files" must be a list of file names in the directory', path)
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise _fail(f'shards[{k}]: "tokens" must be a non-negative integer, not {n!r}', path)
-        if s.get("first_token", total) != total:
-            raise _fail(f'shards[{k}]: "first_token" is {s.get("first_token")!r}, but the shards before it hold {total} tokens',
-                        path, total, s.get("first_token"))
-        total += n
-    if index.get("tokens", total) != total:
-        raise _fail(f'"tokens" is {index.get("tokens")!r}, but the shards hold {total}', path, total, index.get("tokens"))
     return index
 
 
-def _pick(files: list[str], suffix: str, root: Path, k: int, exclude: str | None = None) -> Path:
-    found = [f for f in files if f.endswith(suffix) and not (exclude and f.endswith(exclude))]
-    if len(found) != 1:
-        raise _fail(f'shards[{k}]: "files" must name exactly one {suffix} file, not {found}', root / "index.json")
-    return root / found[0]
-
-
-def _file_size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except FileNotFoundError:
-        raise _fail("is missing (listed in index.json); the shard directory is incomplete or was modified", path) from None
-
-
-def _token_file(root: Path, layout: str, dtype: str, k: int, shard: dict[str, Any]) -> tuple[Path, int]:
-    """The shard's token file and the byte offset of its first token, after checking its header and size."""
-    import numpy as np
-
-    n, files = shard["tokens"], shard["files"]
-    itemsize = np.dtype(DTYPES[dtype]).itemsize
-    if layout == "npy":
-        path = _pick(files, ".npy", root, k, exclude=".docs.npy")
-        size = _file_size(path)
-        with open(path, "rb") as f:
-            try:
-                version = np.lib.format.read_magic(f)
-                read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-                shape, fortran, got = read(f)
-            except ValueError as e:
-                raise _fail(f"is not a .npy file: {e}", path) from None
-            offset = f.tell()
-        if got != np.dtype(DTYPES[dtype]) or len(shape) != 1:
-            raise _fail(f"holds a {got} array of shape {shape}; index.json says a 1-D {dtype} array", path,
-                        (DTYPES[dtype], (n,)), (got.str, shape))
-        if shape[0] != n:
-            raise _fail(f"holds {shape[0]} tokens; index.json says {n}", path, n, shape[0])
-    elif layout == "llmc":
-        path = _pick(files, ".bin", root, k)
-        size = _file_size(path)
-        with open(path, "rb") as f:
-            head = f.read(LLMC_HEADER_BYTES)
-        if len(head) < LLMC_HEADER_BYTES:
-            raise _fail(f"is truncated: {len(head)} bytes, shorter than the 1024-byte llm.c header", path, LLMC_HEADER_BYTES, len(head))
-        magic, version, count = struct.unpack_from("<3i", head)
-        want_version = 1 if itemsize == 2 else 2
-        if magic != LLMC_MAGIC or version != want_version:
-            raise _fail(f"bad llm.c header: magic {magic}, version {version}; expected {LLMC_MAGIC}, {want_version} ({dtype})",
-                        path, (LLMC_MAGIC, want_version), (magic, version))
-        if count != n:
-            raise _fail(f"header says {count} tokens; index.json says {n}", path, n, count)
-        offset = LLMC_HEADER_BYTES
-    else:  # megatron: the .bin is the bare token array; the .idx is read only for document starts
-        path = _pick(files, ".bin", root, k)
-        _file_size(_pick(files, ".idx", root, k))
-        size = _file_size(path)
-        offset = 0
-    for f in files:  # every listed file must be there, even those read only on demand
-        _file_size(root / f)
-    if size != offset + n * itemsize:
-        what = "is truncated" if size < offset + n * itemsize else "is longer than expected"
-        raise _fail(f"{what}: {size} bytes, expected {offset + n * itemsize} ({n} {dtype} tokens after {offset} header bytes)",
-                    path, offset + n * itemsize, size)
-    return path, offset
-
-
-def _map(path: Path, offset: int, dtype: str, n: int) -> "np.ndarray":
-    import numpy as np
-
-    if n == 0:  # mmap cannot map zero bytes
-        return np.empty(0, DTYPES[dtype])
-    return np.memmap(path, dtype=DTYPES[dtype], mode="r", offset=offset, shape=(n,))
-
-
 class _Shards:
-    """The memory-mapped shards of a directory, their global offsets, and their document starts on demand."""
+    """The shards of a directory, each opened (tokens and document starts memory-mapped or read, and
+    checked) by `open_shard`, with ``index.json``'s running token sums checked."""
 
     def __init__(self, root: PathLike):
         self.root = Path(root)
         self.index = _read_index(self.root)
         self.layout: str = self.index.get("layout", "npy")
         self.dtype: str = self.index["dtype"]
-        self.arrays = []
+        path = self.root / "index.json"
+        self.arrays: list = []
+        self._local_starts: list = []
+        total = 0
         for k, s in enumerate(self.index["shards"]):
-            path, offset = _token_file(self.root, self.layout, self.dtype, k, s)
-            self.arrays.append(_map(path, offset, self.dtype, s["tokens"]))
+            try:
+                ids, starts = open_shard(self.root, s, self.layout, self.dtype)
+            except ShardFormatError as e:
+                if e.path is not None:  # a shard file's fault: the error names it
+                    raise
+                raise _fail(f"shards[{k}]: {e.reason}", path, e.expected, e.actual) from None
+            if s.get("first_token", total) != total:
+                raise _fail(f'shards[{k}]: "first_token" is {s.get("first_token")!r}, but the shards before it hold {total} tokens',
+                            path, total, s.get("first_token"))
+            self.arrays.append(ids)
+            self._local_starts.append(starts)
+            total += len(ids)
+        if self.index.get("tokens", total) != total:
+            raise _fail(f'"tokens" is {self.index.get("tokens")!r}, but the shards hold {total}', path, total, self.index.get("tokens"))
 
     def doc_starts(self) -> "np.ndarray":
-        """Global start offsets of every document, ascending (int64)."""
+        """Global start offsets of every non-empty document, strictly ascending (int64)."""
         import numpy as np
 
-        out, first = [], 0
-        local: Any
-        for k, s in enumerate(self.index["shards"]):
-            n = s["tokens"]
-            if self.layout == "megatron":
-                local = _megatron_starts(_pick(s["files"], ".idx", self.root, k), n)
-            else:
-                path = _pick(s["files"], ".docs.npy", self.root, k)
-                try:
-                    local = np.load(path, mmap_mode="r") if _file_size(path) else None
-                except ValueError as e:
-                    raise _fail(f"is not a readable .npy file: {e}", path) from None
-                if local is None or local.ndim != 1 or local.dtype.kind not in "iu":
-                    raise _fail("must hold a 1-D int64 array of document starts", path)
-                if len(local) and (local[0] != 0 or local[-1] >= max(n, 1) or (np.diff(local) <= 0).any()):
-                    raise _fail(f"document starts must ascend from 0 and stay below the shard's {n} tokens", path)
-            out.append(np.asarray(local, np.int64) + first)
-            first += n
-        return np.concatenate(out) if out else np.empty(0, np.int64)
-
-
-def _megatron_starts(path: Path, n_tokens: int) -> "np.ndarray":
-    """Document starts from a Megatron MMIDIDX index (one sequence per document)."""
-    import numpy as np
-
-    data = path.read_bytes()
-    if len(data) < 34 or data[:9] != MEGATRON_MAGIC:
-        raise _fail("is not a Megatron MMIDIDX index (bad magic)", path, MEGATRON_MAGIC, data[:9])
-    version, code, n_seq, _n_doc = struct.unpack_from("<QBQQ", data, 9)
-    if version != 1 or code not in MEGATRON_ITEMSIZE:
-        raise _fail(f"unsupported MMIDIDX version {version} or dtype code {code}", path)
-    if len(data) < 34 + 12 * n_seq:
-        raise _fail(f"is truncated: {len(data)} bytes for {n_seq} sequences", path, 34 + 12 * n_seq, len(data))
-    sizes = np.frombuffer(data, "<i4", n_seq, 34).astype(np.int64)
-    if int(sizes.sum()) != n_tokens or (sizes < 0).any():
-        raise _fail(f"its sequence lengths add up to {int(sizes.sum())} tokens; index.json says {n_tokens}", path, n_tokens, int(sizes.sum()))
-    return np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64) if n_seq else np.empty(0, np.int64)
+        if not self.arrays:
+            return np.empty(0, np.int64)
+        firsts = np.cumsum([0] + [len(a) for a in self.arrays[:-1]])
+        starts = np.concatenate([s + f for s, f in zip(self._local_starts, firsts.tolist())]).astype(np.int64, copy=False)
+        # An empty document starts where the next one does: one window start for both.
+        return starts[np.r_[True, np.diff(starts) > 0]] if len(starts) else starts
 
 
 def read_tokens(directory: PathLike) -> "np.ndarray":
@@ -270,7 +164,7 @@ def read_tokens(directory: PathLike) -> "np.ndarray":
     if len(shards.arrays) == 1:
         return shards.arrays[0]
     if not shards.arrays:
-        return np.empty(0, DTYPES[shards.dtype])
+        return np.empty(0, _DESCR[shards.dtype])
     return np.concatenate(shards.arrays)
 
 
@@ -285,7 +179,7 @@ def write_npy_shards(directory: PathLike, shards: Sequence[Sequence[int]], *, dt
     Args:
         directory: Created if missing.
         shards: The ids of each shard.
-        dtype: ``"uint16"`` or ``"uint32"``.
+        dtype: ``"uint16"`` or ``"uint32"`` (``"uint16"`` only for ``llmc``, as llm.c reads).
         doc_starts: Per shard, the start offsets of its documents (first 0).
         layout: ``"npy"`` or ``"llmc"``.
 
@@ -298,22 +192,22 @@ def write_npy_shards(directory: PathLike, shards: Sequence[Sequence[int]], *, dt
     """
     import numpy as np
 
+    if layout == "llmc" and dtype != "uint16":
+        raise ValueError(f"the llm.c layout holds uint16 tokens only, not {dtype}")
     root = Path(directory)
     root.mkdir(parents=True, exist_ok=True)
     entries, first, first_doc = [], 0, 0
     for k, ids in enumerate(shards):
-        arr = np.asarray(ids, DTYPES[dtype])
+        arr = np.asarray(ids, _DESCR[dtype])
         docs = np.asarray(doc_starts[k] if doc_starts is not None else [0], "<i8")
-        stem = f"shard_{k:06d}"
+        files = shard_files(k, layout)
         if layout == "llmc":
             header = np.zeros(256, "<i4")
-            header[:3] = [LLMC_MAGIC, 1 if arr.itemsize == 2 else 2, len(arr)]
-            (root / f"{stem}.bin").write_bytes(header.tobytes() + arr.tobytes())
-            files = [f"{stem}.bin", f"{stem}.docs.npy"]
+            header[:3] = [20240520, 1, len(arr)]  # llm.c's magic, version 1 (uint16), token count
+            (root / files[0]).write_bytes(header.tobytes() + arr.tobytes())
         else:
-            np.save(root / f"{stem}.npy", arr)
-            files = [f"{stem}.npy", f"{stem}.docs.npy"]
-        np.save(root / f"{stem}.docs.npy", docs)
+            np.save(root / files[0], arr)
+        np.save(root / files[1], docs)
         entries.append({"files": files, "tokens": len(arr), "documents": len(docs), "first_document": first_doc, "first_token": first})
         first += len(arr)
         first_doc += len(docs)

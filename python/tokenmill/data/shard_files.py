@@ -15,7 +15,8 @@ them with its document starts, for the three layouts the Rust writer
 Everything checkable without reading the tokens is checked against the ``index.json`` entry:
 magic numbers, headers, dtypes, exact file sizes, token and document counts, and that the document
 starts begin at 0, never decrease and stay within the shard. A failure is a `ShardFormatError` naming
-the file. It does not read ``index.json`` itself, walk a directory, or check the token values.
+the file (its ``path``; ``expected``/``actual`` for a count, size or header mismatch); a malformed
+entry's error has no ``path`` (the caller knows where the entry came from). It does not read ``index.json`` itself, walk a directory, or check the token values.
 
 >>> shard_files(3, "megatron")
 ['shard_000003.bin', 'shard_000003.idx']
@@ -75,7 +76,7 @@ def open_shard(dir: str | os.PathLike, shard_entry: dict[str, Any], layout: str,
         starts = _read_npy(p1, "<i8", documents)
     elif layout == "llmc":
         if dtype != "uint16":
-            raise ShardFormatError(f"{p0}: llm.c shards hold uint16 tokens only, but the index says {dtype}")
+            raise ShardFormatError(f"llm.c shards hold uint16 tokens only, but the index says {dtype}", p0, "uint16", dtype)
         ids = _read_llmc(p0, tokens)
         starts = _read_npy(p1, "<i8", documents)
     else:
@@ -112,9 +113,9 @@ def _size(path: str) -> int:
     try:
         return os.stat(path).st_size
     except FileNotFoundError:
-        raise ShardFormatError(f"{path}: missing (the shard directory is incomplete)") from None
+        raise ShardFormatError("missing (the shard directory is incomplete)", path) from None
     except OSError as e:
-        raise ShardFormatError(f"{path}: cannot read: {e.strerror or e}") from None
+        raise ShardFormatError(f"cannot read: {e.strerror or e}", path) from None
 
 
 def _map(path: str, dtype: str, offset: int, count: int):
@@ -132,7 +133,7 @@ def _exact_size(path: str, header: int, count: int, itemsize: int, what: str) ->
     want = header + count * itemsize
     if size != want:
         state = "truncated" if size < want else "has trailing bytes"
-        raise ShardFormatError(f"{path}: {state}: {size} bytes, but {count} {what} need {want}")
+        raise ShardFormatError(f"{state}: {size} bytes, but {count} {what} need {want}", path, want, size)
 
 
 def _read_npy(path: str, descr: str, count: int):
@@ -152,13 +153,14 @@ def _read_npy(path: str, descr: str, count: int):
                 raise ValueError(f"unsupported .npy format version {version[0]}.{version[1]}")
             offset = f.tell()
     except (ValueError, EOFError, SyntaxError) as e:
-        raise ShardFormatError(f"{path}: not a valid .npy file: {e}") from None
+        raise ShardFormatError(f"not a valid .npy file: {e}", path) from None
     except OSError as e:
-        raise ShardFormatError(f"{path}: cannot read: {e.strerror or e}") from None
+        raise ShardFormatError(f"cannot read: {e.strerror or e}", path) from None
     if dt != np.dtype(descr) or len(shape) != 1:
-        raise ShardFormatError(f"{path}: holds a {dt.str} array of shape {shape}, expected a 1-D {descr} array")
+        raise ShardFormatError(f"holds a {dt.str} array of shape {shape}, expected a 1-D {descr} array ({np.dtype(descr).name})",
+                               path, (descr, (count,)), (dt.str, shape))
     if shape[0] != count:
-        raise ShardFormatError(f"{path}: holds {shape[0]} elements, but the index says {count}")
+        raise ShardFormatError(f"holds {shape[0]} elements, but the index says {count}", path, count, shape[0])
     _exact_size(path, offset, count, dt.itemsize, "elements")
     return _map(path, descr, offset, count)
 
@@ -168,22 +170,22 @@ def _read_header(path: str, n: int) -> bytes:
         with open(path, "rb") as f:
             head = f.read(n)
     except FileNotFoundError:
-        raise ShardFormatError(f"{path}: missing (the shard directory is incomplete)") from None
+        raise ShardFormatError("missing (the shard directory is incomplete)", path) from None
     except OSError as e:
-        raise ShardFormatError(f"{path}: cannot read: {e.strerror or e}") from None
+        raise ShardFormatError(f"cannot read: {e.strerror or e}", path) from None
     if len(head) < n:
-        raise ShardFormatError(f"{path}: truncated: {len(head)} bytes, shorter than its {n}-byte header")
+        raise ShardFormatError(f"truncated: {len(head)} bytes, shorter than its {n}-byte header", path, n, len(head))
     return head
 
 
 def _read_llmc(path: str, count: int):
     magic, version, ntok = struct.unpack("<3i", _read_header(path, _LLMC_HEADER)[:12])
     if magic != _LLMC_MAGIC:
-        raise ShardFormatError(f"{path}: not an llm.c token shard (magic {magic}, expected {_LLMC_MAGIC})")
+        raise ShardFormatError(f"not an llm.c token shard (magic {magic}, expected {_LLMC_MAGIC})", path, _LLMC_MAGIC, magic)
     if version != 1:
-        raise ShardFormatError(f"{path}: llm.c shard version {version}; only version 1 (uint16 tokens) exists")
+        raise ShardFormatError(f"llm.c shard version {version}; only version 1 (uint16 tokens) exists", path, 1, version)
     if ntok != count:
-        raise ShardFormatError(f"{path}: its header counts {ntok} tokens, but the index says {count}")
+        raise ShardFormatError(f"its header counts {ntok} tokens, but the index says {count}", path, count, ntok)
     _exact_size(path, _LLMC_HEADER, count, 2, "uint16 tokens")
     return _map(path, "<u2", _LLMC_HEADER, count)
 
@@ -193,38 +195,42 @@ def _read_megatron(bin_path: str, idx_path: str, dtype: str, tokens: int, docume
 
     head = _read_header(idx_path, _MEGATRON_HEADER)
     if head[:9] != _MEGATRON_MAGIC:
-        raise ShardFormatError(f"{idx_path}: not a megatron index (magic {head[:9]!r}, expected {_MEGATRON_MAGIC!r})")
+        raise ShardFormatError(f"not a megatron index (magic {head[:9]!r}, expected {_MEGATRON_MAGIC!r})", idx_path,
+                               _MEGATRON_MAGIC, head[:9])
     version, code, n_seq, n_doc = struct.unpack("<QBQQ", head[9:])
     if version != 1:
-        raise ShardFormatError(f"{idx_path}: megatron index version {version}, expected 1")
+        raise ShardFormatError(f"megatron index version {version}, expected 1", idx_path, 1, version)
     if code != _MEGATRON_CODE[dtype]:
-        raise ShardFormatError(f"{idx_path}: megatron dtype code {code}, but a {dtype} shard has {_MEGATRON_CODE[dtype]}")
+        raise ShardFormatError(f"megatron dtype code {code}, but a {dtype} shard has {_MEGATRON_CODE[dtype]}", idx_path,
+                               _MEGATRON_CODE[dtype], code)
     if n_seq != documents or n_doc != documents + 1:
         raise ShardFormatError(
-            f"{idx_path}: {n_seq} sequences and {n_doc} document indices, but the index says {documents} "
-            f"documents (one sequence each, {documents + 1} indices)"
+            f"{n_seq} sequences and {n_doc} document indices, but the index says {documents} "
+            f"documents (one sequence each, {documents + 1} indices)",
+            idx_path, (documents, documents + 1), (n_seq, n_doc),
         )
     size, want = _size(idx_path), _MEGATRON_HEADER + 12 * n_seq + 8 * n_doc  # int32 + int64 per sequence, int64s
     if size != want:
         state = "truncated" if size < want else "has trailing bytes"
-        raise ShardFormatError(f"{idx_path}: {state}: {size} bytes, but {n_seq} sequences and {n_doc} indices need {want}")
+        raise ShardFormatError(f"{state}: {size} bytes, but {n_seq} sequences and {n_doc} indices need {want}", idx_path,
+                               want, size)
     with open(idx_path, "rb") as f:
         f.seek(_MEGATRON_HEADER)
         lengths = np.fromfile(f, dtype="<i4", count=n_seq).astype(np.int64)
         pointers = np.fromfile(f, dtype="<i8", count=n_seq)
         doc_index = np.fromfile(f, dtype="<i8", count=n_doc)
     if not np.array_equal(doc_index, np.arange(n_doc, dtype=np.int64)):
-        raise ShardFormatError(f"{idx_path}: document indices are not 0, 1, ..., {documents} (one sequence per document)")
+        raise ShardFormatError(f"document indices are not 0, 1, ..., {documents} (one sequence per document)", idx_path)
     if lengths.size and lengths.min() < 0:
-        raise ShardFormatError(f"{idx_path}: a negative sequence length")
+        raise ShardFormatError("a negative sequence length", idx_path)
     starts = np.zeros(n_seq, dtype=np.int64)
     np.cumsum(lengths[:-1], out=starts[1:])
     itemsize = _ITEMSIZE[dtype]
     if not np.array_equal(pointers, starts * itemsize):
-        raise ShardFormatError(f"{idx_path}: sequence pointers do not follow the sequence lengths")
+        raise ShardFormatError("sequence pointers do not follow the sequence lengths", idx_path)
     total = int(lengths.sum())
     if total != tokens:
-        raise ShardFormatError(f"{idx_path}: its sequences hold {total} tokens, but the index says {tokens}")
+        raise ShardFormatError(f"its sequences hold {total} tokens, but the index says {tokens}", idx_path, tokens, total)
     _exact_size(bin_path, 0, tokens, itemsize, f"{dtype} tokens")
     # An int32 file of ids < 2**31 has the bytes of its uint32 ids: read it with the index's dtype.
     return _map(bin_path, _NPY_DESCR[dtype], 0, tokens), starts
@@ -235,14 +241,14 @@ def _check_starts(path: str, starts, tokens: int) -> None:
 
     if len(starts) == 0:
         if tokens:
-            raise ShardFormatError(f"{path}: no document, but {tokens} tokens")
+            raise ShardFormatError(f"no document, but {tokens} tokens", path)
         return
     if starts[0] != 0:
-        raise ShardFormatError(f"{path}: the first document starts at {int(starts[0])}, not 0")
+        raise ShardFormatError(f"the first document starts at {int(starts[0])}, not 0", path, 0, int(starts[0]))
     if len(starts) > 1:
         bad = np.flatnonzero(np.diff(starts) < 0)
         if bad.size:
             i = int(bad[0]) + 1
-            raise ShardFormatError(f"{path}: document {i} starts at {int(starts[i])}, before document {i - 1}")
+            raise ShardFormatError(f"document {i} starts at {int(starts[i])}, before document {i - 1}", path)
     if starts[-1] > tokens:
-        raise ShardFormatError(f"{path}: the last document starts at {int(starts[-1])}, past the {tokens} tokens")
+        raise ShardFormatError(f"the last document starts at {int(starts[-1])}, past the {tokens} tokens", path)
