@@ -12,6 +12,11 @@ them with its document starts, for the three layouts the Rust writer
 * ``"llmc"``: ``shard_NNNNNN.bin``, llm.c's 256 x int32 header (magic 20240520, version 1, token
   count) then uint16 tokens, and ``shard_NNNNNN.docs.npy``. llm.c has uint16 shards only.
 
+``tokenmill prepare`` names its shards ``shard_UUUUUU_KKKKKK`` (shard K of work unit U); the
+single-number names above are accepted too. The directory as a whole (``index.json``, listing
+every shard in order with its files and counts, written last; ``job.json``; per-shard and
+per-unit ``.done.json`` markers) is described in `tokenmill.data.prepare`.
+
 Everything checkable without reading the tokens is checked against the ``index.json`` entry:
 magic numbers, headers, dtypes, exact file sizes, token and document counts, and that the document
 starts begin at 0, never decrease and stay within the shard. A failure is a `ShardFormatError` naming
