@@ -19,7 +19,7 @@ MAX_LINES = 800
 # and needed by few calls (numpy).
 # Optional or heavy: imported where used. tempfile and hashlib cost ~11 ms of `import tokenmill`
 # (HF tokenizers imports in ~11 ms) and only writing files and verifying bundled ones need them.
-LAZY_OK = {"pyarrow", "pyarrow.parquet", "numpy", "tiktoken", "tokenizers", "tempfile", "hashlib", "torch"}
+LAZY_OK = {"pyarrow", "pyarrow.parquet", "numpy", "tiktoken", "tokenizers", "tempfile", "hashlib", "torch", "ray"}
 
 
 def _modules() -> dict[str, Path]:

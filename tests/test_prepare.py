@@ -322,3 +322,23 @@ def test_ranks_and_executor_give_the_local_bytes(tmp_path, texts):
         prepare(paths, tmp_path / "bad", rank=3, world_size=3, **kw)
     with pytest.raises(InputError, match="engine"):
         prepare(paths, tmp_path / "bad2", engine="spark", **kw)
+
+
+def test_ray_engine_gives_the_local_bytes(tmp_path, texts):
+    """Ray runs locally here (started by the test, about 5 s): each unit a task, the same bytes."""
+    import ray  # a test dependency (pyproject's test extra)
+
+    paths = []
+    for i in range(3):
+        p = tmp_path / f"part{i}.txt"
+        p.write_text("\n".join(texts[i * 100:(i + 1) * 100]) + "\n", encoding="utf-8")
+        paths.append(p)
+    kw = dict(by_line=True, shard_tokens=1500, quiet=True, unit_bytes=5000)
+    prepare(paths, tmp_path / "local", **kw)
+    env = {"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)}}
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env=env)
+    try:
+        assert prepare(paths, tmp_path / "ray", engine="ray", **kw)["complete"]
+    finally:
+        ray.shutdown()
+    assert files(tmp_path / "ray") == files(tmp_path / "local")

@@ -15,10 +15,10 @@ string is made per document. This module is the policy around it:
 * work units: the input files are grouped, in order, into units of at least ``unit_bytes``
   on disk; each unit's shards are numbered within it (``shard_<unit>_<k>``) and a unit ends
   with ``unit_<unit>.done.json``. Only the file sizes decide the units, so the units can be
-  written by one process (``engine="local"``), by the tasks of any
-  ``concurrent.futures.Executor`` (``engine=...``; Ray's and Dask's executors included), or by
-  separate jobs (``rank``/``world_size``, e.g. a Slurm array), and the directory ends
-  byte-identical in every case;
+  written by one process (``engine="local"``), by Ray tasks (``engine="ray"``), by the tasks
+  of any ``concurrent.futures.Executor`` (``engine=...``), or by separate jobs
+  (``rank``/``world_size``, e.g. a Slurm array), and the directory ends byte-identical in
+  every case: tokenmill, not the engine, names the shards and decides when a unit is done;
 * ``index.json``, written last and atomically (by whichever run finds every unit done),
   which `read_tokens` and `TokenDataset` read;
 * the summary and the progress bar.
@@ -216,6 +216,25 @@ def _unit_task(spec: str, sources: list[tuple[str, str, int]], unit: list[int], 
     return _run_unit(tok, sources, unit, out, u, cfg, None)
 
 
+def _on_ray(args: list[tuple]) -> list[tuple[int, int]]:
+    """Runs `_unit_task` for each argument tuple as a Ray task (retried up to 3 times if its
+    worker dies: a retried unit resumes). Joins the cluster ``ray.init()`` finds (``RAY_ADDRESS``,
+    or a local one started here and stopped after)."""
+    try:
+        import ray  # type: ignore
+    except ImportError:
+        raise UnsupportedError('engine="ray" needs Ray: pip install "tokenmill[ray]"') from None
+    started = not ray.is_initialized()
+    if started:
+        ray.init(include_dashboard=False, log_to_driver=False)
+    try:
+        task = ray.remote(max_retries=3)(_unit_task)
+        return ray.get([task.remote(*a) for a in args])
+    finally:
+        if started:
+            ray.shutdown()
+
+
 def _write_json(path: Path, obj: Any) -> None:
     """Atomically: a temporary file, synced, renamed."""
     tmp = path.with_name(f".{path.name}.tmp")
@@ -262,9 +281,11 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
         rank, world_size: process only the work units ``u`` with ``u % world_size == rank``
             (Slurm-style array jobs writing one directory); the last rank to finish writes
             ``index.json``. The output is byte-identical to a single run.
-        engine: ``"local"`` (default: the units one after the other, on `num_workers` threads)
-            or any ``concurrent.futures.Executor``: a task per unit (the tokenizer, then given
-            by name or path, is loaded in each task; a failed task can be rerun: units resume).
+        engine: ``"local"`` (default: the units one after the other, on `num_workers` threads),
+            ``"ray"`` (a Ray task per unit on the cluster ``ray.init()`` joins; needs
+            ``tokenmill[ray]``) or any ``concurrent.futures.Executor`` (a task per unit). The
+            tokenizer, then given by name or path, is loaded in each task; a failed task can
+            be rerun: units resume.
         unit_bytes: input files are grouped into work units of at least this many bytes on
             disk (default 1 GB); shards never span units. Part of the job's identity.
 
@@ -355,18 +376,18 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
                 resumed += r
                 input_bytes += got
                 done_bytes[0] += got
-        elif hasattr(engine, "submit"):
+        elif engine == "ray" or hasattr(engine, "submit"):
             if not isinstance(tokenizer, (str, os.PathLike)):
-                raise InputError("an executor engine loads the tokenizer in each task: pass tokenizer as a name or path")
+                raise InputError("a distributed engine loads the tokenizer in each task: pass tokenizer as a name or path")
             spec = os.fspath(tokenizer)
-            futures = [engine.submit(_unit_task, spec, sources, units[u], str(outp), u, cfg) for u in todo]
-            for f in futures:
-                r, got = f.result()
+            args = [(spec, sources, units[u], str(outp), u, cfg) for u in todo]
+            for r, got in (_on_ray(args) if engine == "ray" else (f.result() for f in
+                                                                   [engine.submit(_unit_task, *a) for a in args])):
                 resumed += r
                 input_bytes += got
                 bar.update(input_bytes)
         else:
-            raise InputError(f"engine must be 'local' or a concurrent.futures.Executor, not {engine!r}")
+            raise InputError(f"engine must be 'local', 'ray' or a concurrent.futures.Executor, not {engine!r}")
     finally:
         bar.close()
     resumed += sum(len(_read_json(outp / _unit_marker(u))["shards"]) for u in mine if u not in todo)
