@@ -247,6 +247,8 @@ def test_cli(tmp_path, capsys):
     assert main(["prepare", str(src), "--out", str(tmp_path / "out")]) == 2
     assert "--overwrite" in capsys.readouterr().err
     assert main(["prepare", str(tmp_path / "nope.txt"), "--out", str(tmp_path / "o")]) == 2
+    assert main(["-q", "prepare", str(src), "--out", str(tmp_path / "r"), "--rank", "3", "--world-size", "2"]) == 2
+    assert "rank" in capsys.readouterr().err
     assert main(["-q", "prepare", str(src), "--out", str(tmp_path / "o"), "--tokenizer", "cl100k_base", "--eot", "none"]) == 0
     assert np.load(tmp_path / "o" / "shard_000000_000000.npy").tolist() == tokenmill.get_encoding("cl100k_base").encode("hello world\nsecond line\n")
 

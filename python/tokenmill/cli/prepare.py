@@ -39,6 +39,10 @@ def add_parser(sub, common) -> None:
     p.add_argument("--rank", type=int, default=0, metavar="R",
                    help="with --world-size: write only the work units u with u %% W == R (Slurm array jobs)")
     p.add_argument("--world-size", type=positive_int, default=1, metavar="W", help="number of ranks (default 1)")
+    p.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="local (default) or ray: a Ray task per work unit (pip install 'tokenmill[ray]')")
+    p.add_argument("--unit-bytes", type=positive_int, default=None, metavar="N",
+                   help="group input files into work units of at least N bytes (default 1 GB)")
     p.add_argument("--overwrite", action="store_true", help="replace a directory holding another job's shards")
     p.set_defaults(func=run)
 
@@ -47,5 +51,6 @@ def run(args) -> int:
     prepare(args.inputs, args.out, tokenizer=args.tokenizer, text_field=args.text_field, by_line=args.by_line,
             shard_tokens=args.shard_tokens, num_workers=args.num_workers, eot=args.eot, eot_token=args.eot_token,
             format=args.format, skip_bad=args.skip_bad, overwrite=args.overwrite, rank=args.rank,
-            world_size=args.world_size, quiet=getattr(args, "quiet", False))
+            world_size=args.world_size, engine=args.engine, unit_bytes=args.unit_bytes,
+            quiet=getattr(args, "quiet", False))
     return 0

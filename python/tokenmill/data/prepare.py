@@ -258,7 +258,7 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
             shard_tokens: int | None = None, num_workers: int | None = None, eot: str = "append",
             eot_token: str | None = None, format: str = "npy", skip_bad: bool = False, overwrite: bool = False,
             quiet: bool = False, progress: Callable[[int, int, int], None] | None = None, rank: int = 0,
-            world_size: int = 1, engine: Any = None, unit_bytes: int = _UNIT_BYTES) -> dict:
+            world_size: int = 1, engine: Any = None, unit_bytes: int | None = None) -> dict:
     """Tokenizes `inputs` into shards of ids in directory `out` (resumable; see the module docstring).
 
     Args:
@@ -322,6 +322,7 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
     workers = num_workers or os.cpu_count() or 1
     if not (isinstance(world_size, int) and world_size >= 1 and isinstance(rank, int) and 0 <= rank < world_size):
         raise InputError(f"need 0 <= rank < world_size, got rank={rank!r}, world_size={world_size!r}")
+    unit_bytes = _UNIT_BYTES if unit_bytes is None else unit_bytes
     if not isinstance(unit_bytes, int) or unit_bytes < 1:
         raise InputError(f"unit_bytes must be a positive integer, not {unit_bytes!r}")
     options = {"by_line": by_line, "text_field": text_field, "shard_tokens": shard_tokens or _DEFAULT_SHARD_TOKENS,
