@@ -18,7 +18,6 @@ from tokenmill.cli import main
 from tokenmill.data import prepare
 from tokenmill.errors import CorpusError, CorpusFileNotFoundError, InputError, OutputError, UnsupportedError
 
-REPO = Path(__file__).resolve().parent.parent
 
 
 def read_all(out: Path) -> tuple[np.ndarray, list[int]]:
@@ -170,7 +169,9 @@ def test_resume_after_kill_9_is_byte_identical(tmp_path, texts):
     ref = tmp_path / "ref"
     full = prepare([src], ref, by_line=True, shard_tokens=2000, num_workers=2, quiet=True)
     out = tmp_path / "out"
-    env = dict(os.environ, PYTHONPATH=str(REPO / "python") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    # The child imports the tokenmill this test runs (installed, or a source tree on PYTHONPATH).
+    here = str(Path(tokenmill.__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
     killed_at = []
     for stop in (full["tokens"] // 4, full["tokens"] // 2):
         r = subprocess.run([sys.executable, "-c", KILLER, str(src), str(out), str(stop)], env=env)
