@@ -345,3 +345,16 @@ def test_ray_engine_gives_the_local_bytes(tmp_path, texts):
     finally:
         ray.shutdown()
     assert files(tmp_path / "ray") == files(tmp_path / "local")
+
+
+def test_lazy_exports_and_light_import():
+    """`import tokenmill` does not load the shard writer or the datasets (start-up time), and
+    `tokenmill.data.prepare` is the function whatever was imported first."""
+    code = ("import sys, tokenmill, tokenmill.cli\n"
+            "assert 'tokenmill.data.prepare_shards' not in sys.modules or 'tokenmill.cli' in sys.modules\n"
+            "assert 'tokenmill.data.dataset' not in sys.modules and 'numpy' not in sys.modules\n"
+            "from tokenmill.data import prepare, read_tokens\n"
+            "assert callable(prepare) and callable(read_tokens)\n")
+    here = str(Path(tokenmill.__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)

@@ -7,7 +7,7 @@ skipped and empty records) unless ``--quiet``; the progress bar goes to stderr.
 
 from __future__ import annotations
 
-from ..data.prepare import prepare
+from ..data.prepare_shards import prepare
 from ._common import positive_int
 
 __all__ = ["add_parser"]
