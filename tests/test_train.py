@@ -276,6 +276,19 @@ def test_parquet_and_jsonl_equal_the_documents(tmp_path):
     assert tokenmill.train_bpe([tmp_path / "d.jsonl"], 400, progress=False, text_field="body")._mergeable_ranks == want
 
 
+def test_big_files_read_by_the_core_give_the_same_merges(tmp_path):
+    """Files are read by the Rust reader, a big text cut into ~1 MB blocks at safe points; the
+    merges equal those of the same texts passed as strings (read by no reader at all)."""
+    with gzip.open(shared_data() / "corpus" / "debian-handbook.fr-FR.txt.gz", "rt", encoding="utf-8") as f:
+        big = f.read(2_500_000)
+    (tmp_path / "big.txt").write_bytes(big.encode("utf-8"))
+    with gzip.open(tmp_path / "v.txt.gz", "wt", encoding="utf-8") as f:
+        f.write(_verdict())
+    want = tokenmill.train_bpe([big, _verdict()], 600, progress=False, num_threads=2)._mergeable_ranks
+    got = tokenmill.train_bpe([tmp_path / "big.txt", tmp_path / "v.txt.gz"], 600, progress=False, num_threads=2)
+    assert got._mergeable_ranks == want
+
+
 @pytest.mark.parametrize("pattern", ["cl100k", "gpt2"])
 def test_same_merges_as_rustbpe(pattern):
     # rustbpe (karpathy's nanochat trainer, an independent implementation) uses the same merge

@@ -205,3 +205,18 @@ def test_cli(botchan, tmp_path, capsys):
     assert "does not apply to --model wordpiece" in capsys.readouterr().err
     assert main(["train", botchan, "--model", "wordpiece", "--vocab-size", "50", "-o", str(tmp_path / "s.json")]) == 2
     assert "pass vocab_size >=" in capsys.readouterr().err
+
+
+def test_files_read_by_the_core_equal_the_texts(debian, tmp_path):
+    """A big file (read by the Rust reader in ~1 MB blocks cut at whitespace) and a gzipped
+    JSON lines file give the vocabulary of the same texts passed as strings."""
+    import gzip
+
+    big = "\n".join(debian) * 2
+    (tmp_path / "big.txt").write_bytes(big.encode("utf-8"))
+    with gzip.open(tmp_path / "d.jsonl.gz", "wt", encoding="utf-8") as f:
+        for t in debian[:50]:
+            f.write(json.dumps({"text": t}) + "\n")
+    want = tokenmill.train_wordpiece([big] + debian[:50], 2000, progress=False).vocab
+    got = tokenmill.train_wordpiece([tmp_path / "big.txt", tmp_path / "d.jsonl.gz"], 2000, progress=False).vocab
+    assert got == want

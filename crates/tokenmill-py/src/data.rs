@@ -91,7 +91,15 @@ pub(crate) fn prepare(
         eot_id,
         dtype: Dtype::parse(dtype).map_err(err)?,
         layout: Layout::parse(layout).map_err(err)?,
-        read: ReadOptions { by_line, text_field, skip_bad, block_bytes: block_bytes.max(64), cut },
+        read: ReadOptions {
+            by_line,
+            text_field,
+            skip_bad,
+            block_bytes: block_bytes.max(64),
+            cut,
+            utf8_hint: "the corpus must be UTF-8".into(),
+            record_hint: "(pass skip_bad=True or --skip-bad to count and skip such lines)".into(),
+        },
     };
     // Progress and interrupts: back on the interpreter for a moment.
     let mut report = |p: Progress| -> Result<(), CoreError> {
@@ -130,7 +138,7 @@ pub(crate) fn prepare(
 
 /// The reader's way to open a parquet source: `open_rows(path, start_row)` (Python) returns an
 /// iterator of `(data, offsets, valid)` bytes per batch of rows (see `batch`).
-fn external(open_rows: Option<Py<PyAny>>) -> Option<OpenExternal> {
+pub(crate) fn external(open_rows: Option<Py<PyAny>>) -> Option<OpenExternal> {
     let open_rows = open_rows?;
     Some(Box::new(move |src: &Source, start: u64| -> Result<ExternalRows, CoreError> {
         let path = src.path.display().to_string();

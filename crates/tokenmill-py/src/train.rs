@@ -57,6 +57,52 @@ impl TrainControl {
     }
 }
 
+/// Reads corpus files with the core's reader (`data::reader`: plain text, JSON lines, gzip;
+/// parquet through `open_rows`) and hands each block's texts to `count`: each file's text, or
+/// each JSON line's `text_field`, in blocks of about a megabyte cut at safe points when `cut`
+/// (for pre-tokenizers that no such cut changes). `progress(bytes read)` is called after each
+/// block, and a pending interrupt (Ctrl-C) stops the reading. Returns the bytes read.
+fn read_files(
+    py: Python<'_>,
+    sources: Vec<(std::path::PathBuf, String)>,
+    text_field: String,
+    cut: bool,
+    progress: Option<Py<PyAny>>,
+    open_rows: Option<Py<PyAny>>,
+    mut count: impl FnMut(&[&str]) -> Result<(), CoreError> + Send,
+) -> PyResult<u64> {
+    use tokenmill_core::data::reader::{Format, ReadOptions, Reader, Source};
+    let sources = sources
+        .into_iter()
+        .map(|(path, f)| Ok(Source { path, format: Format::parse(&f)? }))
+        .collect::<Result<Vec<_>, CoreError>>()
+        .map_err(|e| map_err(py, e))?;
+    let opts = ReadOptions {
+        text_field,
+        cut,
+        utf8_hint: "pass errors=\"replace\" to substitute U+FFFD".into(),
+        ..ReadOptions::default()
+    };
+    let external = crate::data::external(open_rows);
+    run(py, || {
+        let mut reader = Reader::with_external(sources, opts, Default::default(), external)?;
+        let mut read = 0u64;
+        while let Some(block) = reader.next_block()? {
+            read += block.input_bytes;
+            let texts: Vec<&str> = block.spans.iter().map(|s| &block.text[s.start..s.end]).collect();
+            count(&texts)?;
+            Python::attach(|py| -> Result<(), CoreError> {
+                py.check_signals().map_err(|_| CoreError::Cancelled)?;
+                if let Some(cb) = &progress {
+                    cb.call1(py, (read,)).map_err(|e| CoreError::Input(format!("progress callback failed: {e}")))?;
+                }
+                Ok(())
+            })?;
+        }
+        Ok(read)
+    })
+}
+
 /// `{pre-token bytes: count}` of the texts added so far, for one pattern and set of specials.
 #[pyclass(frozen, module = "tokenmill._core")]
 pub struct WordCounter {
@@ -100,6 +146,27 @@ impl WordCounter {
         let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
         let refs: Vec<&str> = texts.iter().map(|t| &**t).collect();
         run(py, || self.with(|c| c.add_texts(&refs, &self.pre, self.specials.as_ref(), num_threads, &control)))
+    }
+
+    /// Counts the pre-tokens of corpus files read by the core's reader (see `read_files`).
+    /// Returns the bytes read.
+    #[pyo3(signature = (sources, text_field, cut, num_threads=1, control=None, progress=None, open_rows=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn add_files(
+        &self,
+        py: Python<'_>,
+        sources: Vec<(std::path::PathBuf, String)>,
+        text_field: String,
+        cut: bool,
+        num_threads: usize,
+        control: Option<&Bound<'_, TrainControl>>,
+        progress: Option<Py<PyAny>>,
+        open_rows: Option<Py<PyAny>>,
+    ) -> PyResult<u64> {
+        let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
+        read_files(py, sources, text_field, cut, progress, open_rows, |texts| {
+            self.with(|c| c.add_texts(texts, &self.pre, self.specials.as_ref(), num_threads, &control))
+        })
     }
 
     /// Adds `count` occurrences of one pre-token.
@@ -270,6 +337,29 @@ impl BertWordCounter {
         run(py, || {
             self.with(|(c, bytes)| {
                 *bytes += wordpiece::count_bert(c, &refs, &self.normalizer, num_threads, &control)?;
+                Ok(())
+            })
+        })
+    }
+
+    /// Counts the words of corpus files read by the core's reader (see `read_files`; any cut at
+    /// a safe point falls on whitespace, where BERT splits words anyway). Returns the bytes read.
+    #[pyo3(signature = (sources, text_field, num_threads=1, control=None, progress=None, open_rows=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn add_files(
+        &self,
+        py: Python<'_>,
+        sources: Vec<(std::path::PathBuf, String)>,
+        text_field: String,
+        num_threads: usize,
+        control: Option<&Bound<'_, TrainControl>>,
+        progress: Option<Py<PyAny>>,
+        open_rows: Option<Py<PyAny>>,
+    ) -> PyResult<u64> {
+        let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
+        read_files(py, sources, text_field, true, progress, open_rows, |texts| {
+            self.with(|(c, bytes)| {
+                *bytes += wordpiece::count_bert(c, texts, &self.normalizer, num_threads, &control)?;
                 Ok(())
             })
         })

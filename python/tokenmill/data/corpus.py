@@ -1,5 +1,10 @@
 """Streaming corpus reader: files or texts in, whole documents or text chunks out.
 
+Files given to `train_bpe` (with a known pattern) and `train_wordpiece` are read by the Rust
+core's reader instead (``tokenmill_core::data::reader``, the one `tokenmill prepare` uses: no
+Python string per document); this reader serves the rest: corpora of texts, ``errors="replace"``,
+custom patterns, and the other trainers.
+
 `Corpus.from_arg` takes what ``train(corpus, ...)`` takes: a path, a list of paths, or any
 iterable of ``str`` documents. `Corpus.documents` yields whole documents (a
 text file, a JSON line, a parquet row, an item), `Corpus.chunks` the text in chunks cut at safe
@@ -203,6 +208,11 @@ class Corpus:
         if not isinstance(corpus, Iterable):
             raise TypeError(f"corpus must be a path, a list of paths or an iterable of str, not {type(corpus).__name__}")
         return cls(texts=corpus, **opts)
+
+    @property
+    def files(self) -> list[tuple[str, str]] | None:
+        """``(path, format)`` of each input file in order, or None for a corpus of texts."""
+        return None if self._files is None else [(f.path, f.format) for f in self._files]
 
     def __repr__(self) -> str:
         if self.paths is not None:

@@ -51,7 +51,7 @@ from ..encoding import Encoding
 from ..errors import CorpusError, CorpusFileNotFoundError, InputError, OutputError, UnsupportedError
 from ..formats import load
 from ..models.huggingface import HFTokenizer
-from .sources import parquet_module
+from .sources import parquet_rows
 
 __all__ = ["prepare", "FORMAT", "VERSION"]
 
@@ -106,58 +106,6 @@ def _tokenizer(tokenizer: Any) -> tuple[Any, str, str]:
     return HFTokenizer(data), name or type(tok).__name__, hashlib.sha256(data).hexdigest()
 
 
-def _parquet_rows(text_field: str) -> Callable[[str, int], Any]:
-    """The reader's opener for parquet files: `open_rows(path, start_row)` yields, per batch of
-    rows of the `text_field` column, ``(data, offsets, valid)`` as bytes (the strings one after
-    the other; int64 offsets; a little-endian validity bitmap, or None without nulls)."""
-
-    def open_rows(path: str, start: int) -> Any:
-        import numpy as np
-
-        pq = parquet_module(path)
-        try:
-            # Streamed: no pre-buffering of whole column chunks, one reader thread.
-            f = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
-        except Exception as e:  # pyarrow's errors are not one class
-            raise CorpusError(f"not a readable parquet file ({e})", path) from None
-        names = f.schema_arrow.names
-        if text_field not in names:
-            raise CorpusError(f"no column {text_field!r} (columns: {', '.join(names[:20])}); pass text_field=...", path)
-        return _batches(np, f, path, text_field, start)
-
-    return open_rows
-
-
-def _batches(np: Any, f: Any, path: str, field: str, skip: int) -> Any:
-    import pyarrow as pa  # type: ignore
-
-    for b in f.iter_batches(batch_size=8192, columns=[field], use_threads=False):
-        col = b.column(0)
-        if skip:
-            if skip >= len(col):
-                skip -= len(col)
-                continue
-            col, skip = col.slice(skip), 0
-        if pa.types.is_string(col.type):
-            width = "<i4"
-        elif pa.types.is_large_string(col.type):
-            width = "<i8"
-        else:
-            raise CorpusError(f"column {field!r} holds {col.type}, not strings", path)
-        n = len(col)
-        _, offsets, data = col.buffers()
-        size = np.dtype(width).itemsize
-        offs = np.frombuffer(offsets, dtype=width, count=n + 1, offset=col.offset * size).astype("<i8")
-        valid = np.ones(n, dtype=bool) if not col.null_count else col.is_valid().to_numpy(zero_copy_only=False)
-        # Pieces of about a megabyte of text: a block of the pipeline, whatever the row sizes.
-        cuts = np.unique(np.concatenate([[0], np.searchsorted(offs, np.arange(offs[0], offs[-1], 1 << 20)[1:]), [n]]))
-        for a, z in zip(cuts[:-1], cuts[1:]):
-            piece = offs[a:z + 1]
-            body = memoryview(data)[int(piece[0]):int(piece[-1])].tobytes() if data is not None else b""
-            bits = None if not col.null_count else np.packbits(valid[a:z], bitorder="little").tobytes()
-            yield body, piece.tobytes(), bits
-
-
 def _eot_id(tok: Any, eot: str, eot_token: str | None) -> int | None:
     if eot == "none":
         return None
@@ -200,7 +148,7 @@ def _run_unit(tok: Any, sources: list[tuple[str, str, int]], unit: list[int], ou
     """Writes unit `u` (resuming it) and its marker; returns (shards kept from before, input bytes read)."""
     skip = sorted(int(i) for i in tok.special_tokens.values()) if isinstance(tok, HFTokenizer) else []
     raw = _core.prepare(tok._core, [(sources[i][0], sources[i][1]) for i in unit], out, unit=u, skip_ids=skip,
-                        progress=report, open_rows=_parquet_rows(cfg["text_field"]), **cfg)
+                        progress=report, open_rows=parquet_rows(cfg["text_field"]), **cfg)
     s = json.loads(raw)
     rec = {"unit": u, "sources": unit, **{k: s[k] for k in ("documents", "tokens", "text_bytes", "skipped", "empty",
                                                               "source_documents")},
@@ -236,8 +184,9 @@ def _on_ray(args: list[tuple]) -> list[tuple[int, int]]:
 
 
 def _write_json(path: Path, obj: Any) -> None:
-    """Atomically: a temporary file, synced, renamed."""
-    tmp = path.with_name(f".{path.name}.tmp")
+    """Atomically: a temporary file (named per process: ranks may write the same file at
+    once, with the same bytes), synced, renamed."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(json.dumps(obj, indent=2, sort_keys=True) + "\n")
         f.flush()

@@ -5,6 +5,8 @@
   gzipped (``.gz``, or gzip magic bytes); ``format=`` overrides the guess.
 * `Input`: an open file's ``read`` / ``tell`` (compressed position for gzip) / ``close``,
   with corrupt gzip data raised as `CorpusError` naming the file.
+* `parquet_rows`: the opener the Rust reader (``tokenmill_core::data::reader``) calls for a
+  parquet file: its text column in batches of rows, as buffers (no Python string per row).
 * Small helpers the reader shares: telling a path from a text, UTF-8 lengths with lone
   surrogates handled, JSON value kinds for messages.
 
@@ -23,7 +25,8 @@ from typing import Any, Callable
 
 from ..errors import CorpusError, CorpusFileNotFoundError
 
-__all__ = ["File", "Input", "probe", "FORMATS", "REPLACE_HINT", "plausible_path", "looks_like_path", "parquet_module", "utf8_len",
+__all__ = ["File", "Input", "probe", "FORMATS", "REPLACE_HINT", "plausible_path", "looks_like_path", "parquet_module",
+           "parquet_rows", "utf8_len",
            "surrogate_reason", "json_kind", "preview"]
 
 FORMATS = ("text", "jsonl", "parquet")
@@ -172,3 +175,55 @@ def json_kind(v: object) -> str:
 def preview(names: list[str], limit: int = 10) -> str:
     shown = ", ".join(map(str, names[:limit]))
     return (shown + f", ... and {len(names) - limit} more" if len(names) > limit else shown) or "none"
+
+
+def parquet_rows(text_field: str) -> Callable[[str, int], Any]:
+    """The reader's opener for parquet files: `open_rows(path, start_row)` yields, per batch of
+    rows of the `text_field` column, ``(data, offsets, valid)`` as bytes (the strings one after
+    the other; int64 offsets; a little-endian validity bitmap, or None without nulls)."""
+
+    def open_rows(path: str, start: int) -> Any:
+        import numpy as np
+
+        pq = parquet_module(path)
+        try:
+            # Streamed: no pre-buffering of whole column chunks, one reader thread.
+            f = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
+        except Exception as e:  # pyarrow's errors are not one class
+            raise CorpusError(f"not a readable parquet file ({e})", path) from None
+        names = f.schema_arrow.names
+        if text_field not in names:
+            raise CorpusError(f"no column {text_field!r} (columns: {', '.join(names[:20])}); pass text_field=...", path)
+        return _batches(np, f, path, text_field, start)
+
+    return open_rows
+
+
+def _batches(np: Any, f: Any, path: str, field: str, skip: int) -> Any:
+    import pyarrow as pa  # type: ignore
+
+    for b in f.iter_batches(batch_size=8192, columns=[field], use_threads=False):
+        col = b.column(0)
+        if skip:
+            if skip >= len(col):
+                skip -= len(col)
+                continue
+            col, skip = col.slice(skip), 0
+        if pa.types.is_string(col.type):
+            width = "<i4"
+        elif pa.types.is_large_string(col.type):
+            width = "<i8"
+        else:
+            raise CorpusError(f"column {field!r} holds {col.type}, not strings", path)
+        n = len(col)
+        _, offsets, data = col.buffers()
+        size = np.dtype(width).itemsize
+        offs = np.frombuffer(offsets, dtype=width, count=n + 1, offset=col.offset * size).astype("<i8")
+        valid = np.ones(n, dtype=bool) if not col.null_count else col.is_valid().to_numpy(zero_copy_only=False)
+        # Pieces of about a megabyte of text: a block of the pipeline, whatever the row sizes.
+        cuts = np.unique(np.concatenate([[0], np.searchsorted(offs, np.arange(offs[0], offs[-1], 1 << 20)[1:]), [n]]))
+        for a, z in zip(cuts[:-1], cuts[1:]):
+            piece = offs[a:z + 1]
+            body = memoryview(data)[int(piece[0]):int(piece[-1])].tobytes() if data is not None else b""
+            bits = None if not col.null_count else np.packbits(valid[a:z], bitorder="little").tobytes()
+            yield body, piece.tobytes(), bits

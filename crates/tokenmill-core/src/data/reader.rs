@@ -75,11 +75,23 @@ pub struct ReadOptions {
     /// Whether a plain-text document may be cut into parts at safe points (`is_cut_point`):
     /// only for tokenizers whose ids do not change when the text is cut there.
     pub cut: bool,
+    /// Appended to an invalid-UTF-8 error, and to a malformed-record error: what the caller's
+    /// user can do about it (the options differ between callers).
+    pub utf8_hint: String,
+    pub record_hint: String,
 }
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        ReadOptions { by_line: false, text_field: "text".into(), skip_bad: false, block_bytes: 1 << 20, cut: false }
+        ReadOptions {
+            by_line: false,
+            text_field: "text".into(),
+            skip_bad: false,
+            block_bytes: 1 << 20,
+            cut: false,
+            utf8_hint: "the corpus must be UTF-8".into(),
+            record_hint: String::new(),
+        }
     }
 }
 
@@ -271,9 +283,9 @@ impl Reader {
         Ok(o.carry.len() > start)
     }
 
-    fn utf8_error(path: &str, offset: u64, e: std::str::Utf8Error) -> CoreError {
+    fn utf8_error(path: &str, offset: u64, e: std::str::Utf8Error, hint: &str) -> CoreError {
         CoreError::Corpus(format!(
-            "{path}: invalid UTF-8 at byte {} (of the uncompressed text); the corpus must be UTF-8",
+            "{path}: invalid UTF-8 at byte {} (of the uncompressed text); {hint}",
             offset + e.valid_up_to() as u64
         ))
     }
@@ -298,7 +310,7 @@ impl Reader {
             let valid = match std::str::from_utf8(&o.carry) {
                 Ok(_) => o.carry.len(),
                 Err(e) if e.error_len().is_none() => e.valid_up_to(), // a sequence cut by the read
-                Err(e) => return Err(Self::utf8_error(&o.path, self.pos.offset, e)),
+                Err(e) => return Err(Self::utf8_error(&o.path, self.pos.offset, e, &self.opts.utf8_hint)),
             };
             let text = std::str::from_utf8(&o.carry[..valid]).unwrap_or_default();
             end =
@@ -306,7 +318,8 @@ impl Reader {
         }
         let rest = o.carry.split_off(end);
         let bytes = std::mem::replace(&mut o.carry, rest);
-        let text = String::from_utf8(bytes).map_err(|e| Self::utf8_error(&o.path, self.pos.offset, e.utf8_error()))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|e| Self::utf8_error(&o.path, self.pos.offset, e.utf8_error(), &self.opts.utf8_hint))?;
         let first = !o.doc_open;
         o.doc_open = true;
         let last = o.eof && o.carry.is_empty();
@@ -389,9 +402,11 @@ impl Reader {
         let bytes = std::mem::replace(&mut o.carry, rest);
         let mut block = Block { input_bytes: bytes.len() as u64, ..Block::default() };
         let (field, skip_bad, path) = (&self.opts.text_field, self.opts.skip_bad, &o.path);
+        let (utf8_hint, record_hint) = (&self.opts.utf8_hint, &self.opts.record_hint);
         let pos = &mut self.pos;
         if !json {
-            let text = String::from_utf8(bytes).map_err(|e| Self::utf8_error(path, pos.offset, e.utf8_error()))?;
+            let text =
+                String::from_utf8(bytes).map_err(|e| Self::utf8_error(path, pos.offset, e.utf8_error(), utf8_hint))?;
             let mut start = 0;
             for line_end in
                 memchr::memchr_iter(b'\n', text.as_bytes()).chain((!text.ends_with('\n')).then_some(text.len()))
@@ -438,10 +453,8 @@ impl Reader {
                         pos.skipped += 1;
                     }
                     Err(why) => {
-                        return Err(CoreError::Corpus(format!(
-                            "{path}:{}: {why} (pass skip_bad=True or --skip-bad to count and skip such lines)",
-                            pos.line
-                        )))
+                        let sep = if record_hint.is_empty() { "" } else { " " };
+                        return Err(CoreError::Corpus(format!("{path}:{}: {why}{sep}{record_hint}", pos.line)));
                     }
                 }
             }
