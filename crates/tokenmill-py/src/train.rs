@@ -342,22 +342,23 @@ impl BertWordCounter {
         })
     }
 
-    /// Counts the words of corpus files read by the core's reader (see `read_files`; any cut at
+    /// Counts the words of corpus files read by the core's reader (see `read_files`; a cut at
     /// a safe point falls on whitespace, where BERT splits words anyway). Returns the bytes read.
-    #[pyo3(signature = (sources, text_field, num_threads=1, control=None, progress=None, open_rows=None))]
+    #[pyo3(signature = (sources, text_field, cut, num_threads=1, control=None, progress=None, open_rows=None))]
     #[allow(clippy::too_many_arguments)]
     fn add_files(
         &self,
         py: Python<'_>,
         sources: Vec<(std::path::PathBuf, String)>,
         text_field: String,
+        cut: bool,
         num_threads: usize,
         control: Option<&Bound<'_, TrainControl>>,
         progress: Option<Py<PyAny>>,
         open_rows: Option<Py<PyAny>>,
     ) -> PyResult<u64> {
         let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
-        read_files(py, sources, text_field, true, progress, open_rows, |texts| {
+        read_files(py, sources, text_field, cut, progress, open_rows, |texts| {
             self.with(|(c, bytes)| {
                 *bytes += wordpiece::count_bert(c, texts, &self.normalizer, num_threads, &control)?;
                 Ok(())

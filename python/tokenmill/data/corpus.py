@@ -72,7 +72,8 @@ from typing import Any, Iterable, Iterator
 
 from ..errors import CorpusError, CorpusFileNotFoundError
 from .chunks import InvalidUtf8, read_text, split_text, utf8_size
-from .sources import (FORMATS, REPLACE_HINT, File, Input, json_kind, looks_like_path, parquet_module, plausible_path, preview,
+from .._progress import Progress
+from .sources import (FORMATS, REPLACE_HINT, File, Input, json_kind, looks_like_path, parquet_module, parquet_rows, plausible_path, preview,
                       probe, surrogate_reason, utf8_len)
 
 __all__ = ["Corpus"]
@@ -213,6 +214,27 @@ class Corpus:
     def files(self) -> list[tuple[str, str]] | None:
         """``(path, format)`` of each input file in order, or None for a corpus of texts."""
         return None if self._files is None else [(f.path, f.format) for f in self._files]
+
+    def count_into(self, counter: Any, threads: int, control: Any, *, core_reader: bool, progress: bool, what: str,
+                   chunk: int) -> None:
+        """Feeds the corpus to a core counter (``_core.WordCounter`` or ``BertWordCounter``) under
+        a "reading" progress bar: files through the core's reader (``add_files``, cut at safe
+        points) when `core_reader` and ``errors="strict"``, else chunks of about `chunk`
+        characters from this reader (``add_texts``). `what` names the counted items."""
+        files = self.files
+        if core_reader and files is not None and self.errors == "strict":
+            # The Rust reader counts uncompressed bytes: a total in file sizes holds for plain files only.
+            plain = all(f != "parquet" and not p.lower().endswith(".gz") for p, f in files)
+            bar = Progress("reading", total=self.total_bytes if plain else None, unit="bytes", enabled=progress)
+            counter.add_files(files, self.text_field, True, threads, control,
+                              progress=lambda n: bar.update(n, f"{len(counter):,} {what}"),
+                              open_rows=parquet_rows(self.text_field))
+        else:
+            bar = Progress("reading", total=self.total_bytes, unit="bytes", enabled=progress)
+            for batch in self.batches(max_chars=chunk):
+                counter.add_texts(batch, threads, control)
+                bar.update(self.bytes_read, f"{len(counter):,} {what}")
+        bar.close(f"{len(counter):,} {what}")
 
     def __repr__(self) -> str:
         if self.paths is not None:

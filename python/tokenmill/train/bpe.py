@@ -27,7 +27,6 @@ from .._args import threads as _default_threads
 from .._progress import Progress
 from ..data.chunks import cuttable
 from ..data.corpus import Corpus
-from ..data.sources import parquet_rows
 from ..encoding import Encoding
 from ..errors import PatternError, SpecialTokenError, TrainingError
 from ..patterns import PATTERN_NAMES, resolve_pattern
@@ -174,22 +173,9 @@ def train_bpe(
     except PatternError as e:
         raise PatternError(f"pattern {pattern!r} is neither a known name ({', '.join(PATTERN_NAMES)}) nor a valid regex: {e}") from None
     control = _core.TrainControl(verbose=bool(verbose))
-    files = src.files
-    if files is not None and errors == "strict" and src.cuttable:
-        # Files with a known pattern: the Rust reader reads, decodes and cuts them (the same
-        # reader as `tokenmill prepare`); no Python string is made.
-        plain = all(f != "parquet" and not p.lower().endswith(".gz") for p, f in files)
-        bar = Progress("reading", total=src.total_bytes if plain else None, unit="bytes", enabled=progress)
-        counter.add_files(files, text_field, True, threads, control,
-                          progress=lambda n: bar.update(n, f"{len(counter):,} distinct pre-tokens"),
-                          open_rows=parquet_rows(text_field))
-    else:
-        bar = Progress("reading", total=src.total_bytes, unit="bytes", enabled=progress)
-        for batch in src.batches(max_chars=_CHUNK):
-            counter.add_texts(batch, threads, control)
-            bar.update(src.bytes_read, f"{len(counter):,} distinct pre-tokens")
-        batch = None  # the last chunk of text is not needed while merging
-    bar.close(f"{len(counter):,} distinct pre-tokens")
+    # Files with a known pattern go through the core's reader (the one `tokenmill prepare` uses).
+    src.count_into(counter, threads, control, core_reader=src.cuttable, progress=progress, what="distinct pre-tokens",
+                   chunk=_CHUNK)
     t_count = time.monotonic() - t0
     text_bytes = counter.text_bytes
     if text_bytes == 0:

@@ -37,7 +37,6 @@ from .._args import min_frequency_arg, special_token_list
 from .._args import threads as _default_threads
 from .._progress import Progress
 from ..data.corpus import Corpus
-from ..data.sources import parquet_rows
 from ..errors import SpecialTokenError, TrainingError
 from ..models.wordpiece import BERT_SPECIALS, WordPiece
 from .bpe import _run_cancellable
@@ -121,21 +120,8 @@ def train_wordpiece(
     src = Corpus.from_arg(corpus, text_field=text_field, errors=errors, cuttable=False, chunk_size=_CHUNK)
     counter = _core.BertWordCounter(clean_text, handle_chinese_chars, strip_accents, lowercase)
     control = _core.TrainControl()
-    files = src.files
-    if files is not None and errors == "strict":
-        # Files: the Rust reader reads, decodes and cuts them (at whitespace: safe for BERT).
-        plain = all(f != "parquet" and not p.lower().endswith(".gz") for p, f in files)
-        bar = Progress("reading", total=src.total_bytes if plain else None, unit="bytes", enabled=progress)
-        counter.add_files(files, text_field, threads, control,
-                          progress=lambda n: bar.update(n, f"{len(counter):,} distinct words"),
-                          open_rows=parquet_rows(text_field))
-    else:
-        bar = Progress("reading", total=src.total_bytes, unit="bytes", enabled=progress)
-        for batch in src.batches(max_chars=_CHUNK):
-            counter.add_texts(batch, threads, control)
-            bar.update(src.bytes_read, f"{len(counter):,} distinct words")
-        batch = None  # the last chunk is not needed while merging
-    bar.close(f"{len(counter):,} distinct words")
+    # Files go through the core's reader; its cuts fall on whitespace, a word boundary for BERT.
+    src.count_into(counter, threads, control, core_reader=True, progress=progress, what="distinct words", chunk=_CHUNK)
     n_words = len(counter)
     text_bytes = counter.text_bytes
     if n_words == 0:
