@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from typing import cast
 
-from .errors import SpecialTokenError, TrainingError
+from .errors import InputError, SpecialTokenError, TrainingError
 
 __all__ = ["threads", "fix_surrogates", "has_surrogates", "original_index", "as_token_id", "text_type_error", "special_token_list", "vocab_size_arg", "min_frequency_arg", "iter_texts", "plural"]
 
@@ -72,6 +72,22 @@ def special_token_list(special_tokens: object) -> tuple[str, ...]:
             )
         first[s] = i
     return tuple(first)
+
+
+def int_arg(name: str, value: object, minimum: int) -> int:
+    """Checks an integer argument (anything `operator.index` takes) that must be >= `minimum`:
+    TypeError for a non-integer, `InputError` (a ValueError) below the minimum.
+
+    >>> int_arg("stride", 3, 1)
+    3
+    """
+    try:
+        v = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, not {type(value).__name__}") from None
+    if v < minimum:
+        raise InputError(f"{name} must be at least {minimum}, not {v}")
+    return v
 
 
 def vocab_size_arg(vocab_size: object, allow_none: bool) -> int | None:

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .._io import PathLike
+from .._args import int_arg
 from ..errors import ShardFormatError, TokenIdError, UnknownTokenError
 from ..formats import load as _load_tokenizer
 from .shard_files import DTYPES, LAYOUTS, open_shard, shard_files
@@ -319,8 +320,8 @@ class TokenDataset:
                  doc_starts: Any = None):
         import numpy as np
 
-        self.max_length = _positive("max_length", max_length)
-        self.stride = _positive("stride", stride)
+        self.max_length = int_arg("max_length", max_length, 1)
+        self.stride = int_arg("stride", stride, 1)
         if align not in ("token", "document"):
             raise ValueError(f"align must be 'token' or 'document', not {align!r}")
         self.align = align
@@ -502,16 +503,6 @@ class TokenDataset:
         self.__dict__.update(state)
         if "_parts" not in state:
             self._setup(_Shards(self._dir).arrays)  # type: ignore[arg-type]
-
-
-def _positive(name: str, value: Any) -> int:
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be an integer, not {type(value).__name__}") from None
-    if v < 1:
-        raise ValueError(f"{name} must be at least 1, not {v}")
-    return v
 
 
 def _greedy_starts(doc_starts: "np.ndarray", stride: int, limit: int) -> "np.ndarray":

@@ -31,12 +31,12 @@ Decisions:
 
 from __future__ import annotations
 
-import operator
 import os
 import queue
 import threading
 from typing import TYPE_CHECKING, Any, Iterator
 
+from .._args import int_arg
 from .dataset import TokenDataset
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -80,13 +80,13 @@ class TokenSampler:
 
     def __init__(self, n_samples: int, *, rank: int = 0, world_size: int = 1, shuffle: bool = True, seed: int = 0,
                  drop_last: bool = True):
-        self.n_samples = _nonnegative("n_samples", n_samples)
-        self.world_size = _nonnegative("world_size", world_size)
-        self.rank = _nonnegative("rank", rank)
+        self.n_samples = int_arg("n_samples", n_samples, 0)
+        self.world_size = int_arg("world_size", world_size, 0)
+        self.rank = int_arg("rank", rank, 0)
         if self.world_size < 1 or self.rank >= self.world_size:
             raise ValueError(f"need 0 <= rank < world_size, got rank={rank}, world_size={world_size}")
         self.shuffle = bool(shuffle)
-        self.seed = _nonnegative("seed", seed)
+        self.seed = int_arg("seed", seed, 0)
         self.drop_last = bool(drop_last)
         self.epoch = 0
         self.consumed = 0  # samples of the current epoch this rank has handed out
@@ -105,7 +105,7 @@ class TokenSampler:
 
     def set_epoch(self, epoch: int) -> None:
         """Starts epoch `epoch` from its beginning (as ``DistributedSampler.set_epoch``)."""
-        self.epoch = _nonnegative("epoch", epoch)
+        self.epoch = int_arg("epoch", epoch, 0)
         self.consumed = 0
 
     def permutation(self) -> "np.ndarray":
@@ -171,8 +171,8 @@ class TokenSampler:
         for key in ("n_samples", "seed", "shuffle"):
             if key in state and state[key] != getattr(self, key):
                 raise ValueError(f"the state is of a sampler with {key}={state[key]!r}, this one has {key}={getattr(self, key)!r}")
-        self.epoch = _nonnegative("epoch", state["epoch"])
-        g = _nonnegative("global_consumed", state.get("global_consumed", state["consumed"] * state.get("world_size", 1)))
+        self.epoch = int_arg("epoch", state["epoch"], 0)
+        g = int_arg("global_consumed", state.get("global_consumed", state["consumed"] * state.get("world_size", 1)), 0)
         # The first position of this rank at or past global position g, counted in this rank's samples.
         self.consumed = max(0, -(-(g - self.rank) // self.world_size))
 
@@ -188,11 +188,11 @@ class TokenLoader:
                  num_workers: int = 0, as_torch: bool = False):
         self.dataset = dataset
         self.sampler = sampler
-        self.batch_size = _nonnegative("batch_size", batch_size)
+        self.batch_size = int_arg("batch_size", batch_size, 0)
         if self.batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self.drop_last = drop_last
-        self.num_workers = _nonnegative("num_workers", num_workers)
+        self.num_workers = int_arg("num_workers", num_workers, 0)
         self.as_torch = as_torch
 
     def __len__(self) -> int:
@@ -279,16 +279,6 @@ def _to_torch(a: "np.ndarray") -> Any:
     import torch  # type: ignore[import-not-found]  # optional; checked by create_dataloader
 
     return torch.from_numpy(a)
-
-
-def _nonnegative(name: str, value: Any) -> int:
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be an integer, not {type(value).__name__}") from None
-    if v < 0:
-        raise ValueError(f"{name} must not be negative, got {v}")
-    return v
 
 
 def create_dataloader(text_or_dataset: Any, batch_size: int = 4, max_length: int = 256, stride: int = 128,

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .. import _core
+from .._args import int_arg
 from .._progress import Progress, human_bytes
 from ..encoding import Encoding
 from ..errors import CorpusError, CorpusFileNotFoundError, InputError, OutputError, UnsupportedError
@@ -255,10 +256,10 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
         raise InputError(f"eot must be 'append', 'prepend' or 'none', not {eot!r}")
     if format not in ("npy", "megatron", "llmc"):
         raise UnsupportedError(f"shard format {format!r} is not supported; supported: 'npy', 'megatron', 'llmc'")
-    if shard_tokens is not None and (not isinstance(shard_tokens, int) or shard_tokens < 1):
-        raise InputError(f"shard_tokens must be a positive integer, not {shard_tokens!r}")
-    if num_workers is not None and (not isinstance(num_workers, int) or num_workers < 1):
-        raise InputError(f"num_workers must be a positive integer, not {num_workers!r}")
+    if shard_tokens is not None:
+        int_arg("shard_tokens", shard_tokens, 1)
+    if num_workers is not None:
+        int_arg("num_workers", num_workers, 1)
     t0 = time.perf_counter()
     sources = _sources(inputs)
     tok, tok_name, tok_hash = _tokenizer(tokenizer)
@@ -271,9 +272,7 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
     workers = num_workers or os.cpu_count() or 1
     if not (isinstance(world_size, int) and world_size >= 1 and isinstance(rank, int) and 0 <= rank < world_size):
         raise InputError(f"need 0 <= rank < world_size, got rank={rank!r}, world_size={world_size!r}")
-    unit_bytes = _UNIT_BYTES if unit_bytes is None else unit_bytes
-    if not isinstance(unit_bytes, int) or unit_bytes < 1:
-        raise InputError(f"unit_bytes must be a positive integer, not {unit_bytes!r}")
+    unit_bytes = _UNIT_BYTES if unit_bytes is None else int_arg("unit_bytes", unit_bytes, 1)
     options = {"by_line": by_line, "text_field": text_field, "shard_tokens": shard_tokens or _DEFAULT_SHARD_TOKENS,
                "skip_bad": skip_bad, "unit_bytes": unit_bytes}
     job = {"format": FORMAT, "version": VERSION, "layout": format, "dtype": dtype, "eot": eot, "eot_id": eot_id,
