@@ -283,6 +283,7 @@ impl Out<'_> {
     fn write_span(&mut self, span: &Span, ids: &[u32], eot: Option<u32>) -> Result<(), CoreError> {
         let (placement, shard_tokens) = (self.opts.eot, self.opts.shard_tokens);
         let w = self.shard()?;
+        let before = w.tokens();
         if span.first {
             w.start_document();
             if let (Eot::Prepend, Some(id)) = (placement, eot) {
@@ -290,16 +291,13 @@ impl Out<'_> {
             }
         }
         w.push(ids)?;
-        let mut added = ids.len() as u64;
         if span.last {
             if let (Eot::Append, Some(id)) = (placement, eot) {
                 w.push(&[id])?;
             }
         }
-        added += u64::from(span.first && placement == Eot::Prepend && eot.is_some())
-            + u64::from(span.last && placement == Eot::Append && eot.is_some());
         let full = w.tokens() >= shard_tokens;
-        self.totals.tokens += added;
+        self.totals.tokens += w.tokens() - before;
         self.totals.text_bytes += (span.end - span.start) as u64;
         self.doc_open = !span.last;
         if span.last {

@@ -312,28 +312,60 @@ pub(crate) fn npy_header(descr: &str, len: u64) -> Vec<u8> {
     out
 }
 
+impl Elem {
+    /// Appends `ids` to `out`, little-endian; Err(index) of the first id that does not fit
+    /// (nothing is appended then). One branch-free pass converts and finds the largest id;
+    /// which one is too large is looked for only when one is.
+    fn append(self, ids: &[u32], out: &mut Vec<u8>) -> Result<(), usize> {
+        let start = out.len();
+        out.resize(start + ids.len() * self.size, 0);
+        let bytes = &mut out[start..];
+        let mut max = 0u32;
+        if self.size == 2 {
+            for (o, &id) in bytes.chunks_exact_mut(2).zip(ids) {
+                max = max.max(id);
+                o.copy_from_slice(&(id as u16).to_le_bytes());
+            }
+        } else {
+            for (o, &id) in bytes.chunks_exact_mut(4).zip(ids) {
+                max = max.max(id);
+                o.copy_from_slice(&id.to_le_bytes());
+            }
+        }
+        if max > self.max {
+            out.truncate(start);
+            return Err(ids.iter().position(|&id| id > self.max).unwrap_or(0));
+        }
+        Ok(())
+    }
+}
+
+/// numpy's descr of a `.npy` shard of `dtype` ("<u2" or "<u4").
+pub(crate) fn npy_descr(dtype: Dtype) -> &'static str {
+    npy_elem(dtype).descr
+}
+
+fn npy_elem(dtype: Dtype) -> Elem {
+    match dtype {
+        Dtype::U16 => Elem::U16,
+        Dtype::U32 => Elem::U32,
+    }
+}
+
+/// Appends `ids` as a `.npy` shard of `dtype` stores them; Err(index) of the first id that does
+/// not fit (for the streaming writer, which words its own message).
+pub(crate) fn append_npy_ids(dtype: Dtype, ids: &[u32], out: &mut Vec<u8>) -> Result<(), usize> {
+    npy_elem(dtype).append(ids, out)
+}
+
 /// Writes `ids` little-endian as `elem`, converting a block at a time (no per-id write call), and
 /// refuses the first id that does not fit.
 fn put_ids(sink: &mut Sink, stem: &str, ids: &[u32], elem: Elem) -> Result<(), CoreError> {
     const BLOCK: usize = 1 << 16;
-    let mut buf = vec![0u8; BLOCK * elem.size];
+    let mut buf = Vec::with_capacity(BLOCK * elem.size);
     for (b, block) in ids.chunks(BLOCK).enumerate() {
-        // One branch-free pass to convert and to see whether any id is too large; look for which only then.
-        let mut max = 0u32;
-        let bytes = &mut buf[..block.len() * elem.size];
-        if elem.size == 2 {
-            for (out, &id) in bytes.chunks_exact_mut(2).zip(block) {
-                max = max.max(id);
-                out.copy_from_slice(&(id as u16).to_le_bytes());
-            }
-        } else {
-            for (out, &id) in bytes.chunks_exact_mut(4).zip(block) {
-                max = max.max(id);
-                out.copy_from_slice(&id.to_le_bytes());
-            }
-        }
-        if max > elem.max {
-            let i = block.iter().position(|&id| id > elem.max).unwrap_or(0);
+        buf.clear();
+        if let Err(i) = elem.append(block, &mut buf) {
             return Err(CoreError::Input(format!(
                 "{stem}: token id {} at position {} does not fit the shard's dtype {} (at most {})",
                 block[i],
@@ -342,7 +374,7 @@ fn put_ids(sink: &mut Sink, stem: &str, ids: &[u32], elem: Elem) -> Result<(), C
                 elem.max
             )));
         }
-        sink.put(bytes)?;
+        sink.put(&buf)?;
     }
     Ok(())
 }

@@ -14,18 +14,11 @@ use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::shards::{npy_header, write_atomic, write_shard, Dtype, Layout};
+use super::shards::{append_npy_ids, npy_descr, npy_header, write_atomic, write_shard, Dtype, Layout};
 use crate::error::CoreError;
 
 fn io(path: &Path, what: &str, e: std::io::Error) -> CoreError {
     CoreError::Io(format!("{}: {what}: {e}", path.display()))
-}
-
-fn descr(dtype: Dtype) -> &'static str {
-    match dtype {
-        Dtype::U16 => "<u2",
-        Dtype::U32 => "<u4",
-    }
 }
 
 enum Sink {
@@ -54,7 +47,7 @@ impl ShardWriter {
                 let tmp = dir.join(format!(".{stem}.npy.tmp-{}-stream", std::process::id()));
                 let file = File::create(&tmp).map_err(|e| io(&tmp, "cannot create", e))?;
                 let mut out = BufWriter::with_capacity(1 << 20, file);
-                out.write_all(&npy_header(descr(dtype), 0)).map_err(|e| io(&tmp, "cannot write", e))?;
+                out.write_all(&npy_header(npy_descr(dtype), 0)).map_err(|e| io(&tmp, "cannot write", e))?;
                 Sink::Stream { tmp, out, buf: Vec::new() }
             }
             _ => Sink::Memory(Vec::new()),
@@ -77,23 +70,24 @@ impl ShardWriter {
 
     /// Appends ids (converted to the shard's dtype as they are written).
     pub fn push(&mut self, ids: &[u32]) -> Result<(), CoreError> {
-        if self.dtype == Dtype::U16 {
-            if let Some(&id) = ids.iter().find(|&&id| id > u32::from(u16::MAX)) {
-                return Err(CoreError::Input(format!(
-                    "token id {id} does not fit the shards' dtype uint16; the tokenizer's vocabulary needs uint32"
-                )));
-            }
-        }
+        let too_large = |id: u32| {
+            CoreError::Input(format!(
+                "token id {id} does not fit the shards' dtype uint16; the tokenizer's vocabulary needs uint32"
+            ))
+        };
         match &mut self.sink {
             Sink::Stream { tmp, out, buf } => {
                 buf.clear();
-                match self.dtype {
-                    Dtype::U16 => buf.extend(ids.iter().flat_map(|&id| (id as u16).to_le_bytes())),
-                    Dtype::U32 => buf.extend(ids.iter().flat_map(|&id| id.to_le_bytes())),
-                }
+                append_npy_ids(self.dtype, ids, buf).map_err(|i| too_large(ids[i]))?;
                 out.write_all(buf).map_err(|e| io(tmp, "cannot write", e))?;
             }
-            Sink::Memory(all) => all.extend_from_slice(ids),
+            Sink::Memory(all) => {
+                // The layout's writer checks again; refusing here keeps the message the same.
+                if let Some(&id) = ids.iter().find(|&&id| self.dtype == Dtype::U16 && id > u32::from(u16::MAX)) {
+                    return Err(too_large(id));
+                }
+                all.extend_from_slice(ids)
+            }
         }
         self.tokens += ids.len() as u64;
         Ok(())
@@ -105,8 +99,8 @@ impl ShardWriter {
         let names = match sink {
             Sink::Stream { tmp, out, .. } => {
                 let mut file = out.into_inner().map_err(|e| io(&tmp, "cannot write", e.into_error()))?;
-                let header = npy_header(descr(dtype), tokens);
-                if header.len() != npy_header(descr(dtype), 0).len() {
+                let header = npy_header(npy_descr(dtype), tokens);
+                if header.len() != npy_header(npy_descr(dtype), 0).len() {
                     return Err(CoreError::Internal("the .npy header changed size".into()));
                 }
                 file.seek(SeekFrom::Start(0)).map_err(|e| io(&tmp, "cannot seek", e))?;
