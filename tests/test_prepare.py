@@ -358,3 +358,22 @@ def test_lazy_exports_and_light_import():
     here = str(Path(tokenmill.__file__).resolve().parent.parent)
     env = dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
     subprocess.run([sys.executable, "-c", code], env=env, check=True)
+
+
+def test_pathological_documents(tmp_path, tm):
+    """A million repeats of one character, long whitespace and digit runs, NUL bytes and lone CRs,
+    as whole files (cut into blocks) and as lines: the ids of encode_ordinary. A lone surrogate
+    escape in JSON is a clear error naming file:line."""
+    enc = tm("cl100k_base")
+    docs = ["a" * 1_000_000, " " * 300_000 + "x", "1" * 300_000, "nul\x00\x00byte" * 1000, "cr\rlone\r" * 1000]
+    paths = []
+    for i, d in enumerate(docs):
+        p = tmp_path / f"d{i}.txt"
+        p.write_bytes(d.encode("utf-8"))
+        paths.append(p)
+    prepare(paths, tmp_path / "out", tokenizer="cl100k_base", eot="none", num_workers=2, quiet=True)
+    assert read_all(tmp_path / "out")[0].tolist() == [i for d in docs for i in enc.encode_ordinary(d)]
+    js = tmp_path / "s.jsonl"
+    js.write_text('{"text": "ok"}\n{"text": "lone \\ud800 half"}\n', encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"s\.jsonl:2: malformed JSON"):
+        prepare([js], tmp_path / "o2", quiet=True)
