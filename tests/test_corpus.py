@@ -457,3 +457,38 @@ def test_documents_are_whole_and_chunks_are_cut(tmp_path):
         assert docs[0] == text and c.n_documents == len(docs)
         chunks = list(Corpus.from_arg(src, chunk_size=100).chunks())
         assert len(chunks) > len(docs) and "".join(chunks).startswith(text)
+
+
+# ----------------------------------------------------------------------------- the core's reader
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from conftest import hyp_examples  # noqa: E402
+
+_bytes_st = st.lists(st.sampled_from([b"a", b" ", b"\n", b"\xe2\x82\xac", b"\xe2\x82", b"\xff", b"\xed\xa0\x80", b"\xc3",
+                                      b"\xf0\x9f\x98\x80", b"\x80", b"Z", b"\xef\xbb\xbf"]), max_size=200).map(b"".join)
+
+
+@settings(max_examples=hyp_examples(200), deadline=None)
+@given(_bytes_st, st.sampled_from([64, 65, 100]))
+def test_replace_matches_pythons_decoder(tmp_path_factory, data, block):
+    """errors="replace" in the core's reader gives Python's ``bytes.decode("utf-8", "replace")``
+    (a leading byte-order mark dropped), whatever the block boundaries."""
+    p = tmp_path_factory.mktemp("r") / "r.txt"
+    p.write_bytes(data)
+    want = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    for cuttable in (True, False):
+        got = "".join(Corpus.from_arg(p, errors="replace", chunk_size=block, cuttable=cuttable).chunks())
+        assert got == want
+    lines = data.split(b"\n")
+    q = p.with_suffix(".jsonl")
+    q.write_bytes(b"\n".join(b'{"text": "' + line.replace(b"\\", b"").replace(b'"', b"") + b'"}' for line in lines))
+    docs = list(Corpus.from_arg(q, errors="replace", chunk_size=block).documents())
+    assert docs == [d for d in (line.decode("utf-8", "replace") for line in lines) if d]
+
+
+def test_a_document_without_cut_points_is_read_whole(tmp_path):
+    """A stretch with no safe cut point (no whitespace) longer than a block stays whole."""
+    text = "ab,cd;" * 50_000 + "x tail"
+    (tmp_path / "n.txt").write_text(text, encoding="utf-8")
+    chunks = list(Corpus.from_arg(tmp_path / "n.txt", chunk_size=1000).chunks())
+    assert chunks == ["ab,cd;" * 50_000 + "x", " tail"]

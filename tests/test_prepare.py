@@ -122,7 +122,9 @@ def test_parquet_exact_and_resumable(tmp_path, texts, tm):
     pq.write_table(pa.table({"body": pa.array(texts[:50], type=pa.large_string())}), tmp_path / "b.parquet")
     paths = [tmp_path / "a.parquet", tmp_path / "b.parquet"]
     ref = tmp_path / "ref"
-    s = prepare(paths, ref, text_field="body", shard_tokens=3000, quiet=True, num_workers=2)
+    with pytest.raises(CorpusError, match=r"a\.parquet: row 500: column 'body' is null, not a string \(pass skip_bad"):
+        prepare(paths, tmp_path / "strict", text_field="body", quiet=True)
+    s = prepare(paths, ref, text_field="body", shard_tokens=3000, quiet=True, num_workers=2, skip_bad=True)
     want = []
     for t in texts + texts[:50]:
         want += enc.encode_ordinary(t) + [enc.eot_token]
@@ -136,7 +138,7 @@ def test_parquet_exact_and_resumable(tmp_path, texts, tm):
         p.unlink()
     (out / "index.json").unlink()
     (out / "unit_000000.done.json").unlink()
-    assert prepare(paths, out, text_field="body", shard_tokens=3000, quiet=True)["resumed"] == 2
+    assert prepare(paths, out, text_field="body", shard_tokens=3000, quiet=True, skip_bad=True)["resumed"] == 2
     assert files(out) == files(ref)
     with pytest.raises(CorpusError, match="no column 'text'"):
         prepare(paths, tmp_path / "o2", quiet=True)
@@ -195,11 +197,12 @@ def test_bad_input(tmp_path):
         prepare([tmp_path], out, quiet=True)
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"fine\nnot \xff utf-8\n")
-    with pytest.raises(CorpusError, match=r"bad.txt: invalid UTF-8 at byte 9"):
+    with pytest.raises(CorpusError, match=r"bad\.txt:2: byte 9: invalid UTF-8 \(invalid start byte: ff\)") as ei:
         prepare([bad], out, by_line=True, quiet=True)
+    assert (ei.value.line, ei.value.offset) == (2, 9)
     js = tmp_path / "bad.jsonl"
     js.write_text('{"text": "a"}\n{"text": null}\nnot json\n{"body": "x"}\n{"text": "b"}\n', encoding="utf-8")
-    with pytest.raises(CorpusError, match=r"bad.jsonl:2: field \"text\" is null"):
+    with pytest.raises(CorpusError, match=r"bad\.jsonl:2: field 'text' is a JSON null, not a string \(pass skip_bad"):
         prepare([js], out, quiet=True)
     s = prepare([js], out, quiet=True, skip_bad=True)
     assert (s["documents"], s["skipped"]) == (2, 3)
@@ -365,7 +368,9 @@ def test_pathological_documents(tmp_path, tm):
     as whole files (cut into blocks) and as lines: the ids of encode_ordinary. A lone surrogate
     escape in JSON is a clear error naming file:line."""
     enc = tm("cl100k_base")
-    docs = ["a" * 1_000_000, " " * 300_000 + "x", "1" * 300_000, "nul\x00\x00byte" * 1000, "cr\rlone\r" * 1000]
+    # "ab,cd;" * 400_000: 2.4 MB without a safe cut point, more than a block (1 MiB) of the reader.
+    docs = ["a" * 1_000_000, " " * 300_000 + "x", "1" * 300_000, "nul\x00\x00byte" * 1000, "cr\rlone\r" * 1000,
+            "ab,cd;" * 400_000 + " end"]
     paths = []
     for i, d in enumerate(docs):
         p = tmp_path / f"d{i}.txt"
@@ -375,5 +380,5 @@ def test_pathological_documents(tmp_path, tm):
     assert read_all(tmp_path / "out")[0].tolist() == [i for d in docs for i in enc.encode_ordinary(d)]
     js = tmp_path / "s.jsonl"
     js.write_text('{"text": "ok"}\n{"text": "lone \\ud800 half"}\n', encoding="utf-8")
-    with pytest.raises(CorpusError, match=r"s\.jsonl:2: malformed JSON"):
+    with pytest.raises(CorpusError, match=r"s\.jsonl:2: text has a lone surrogate U\+D800"):
         prepare([js], tmp_path / "o2", quiet=True)

@@ -324,3 +324,36 @@ def test_corrupt_gzip_corpus(tmp_path):
     p.write_bytes(gzip.compress(b"hello world " * 100)[:40])
     with pytest.raises(tokenmill.CorpusError, match=r"c\.txt\.gz: corrupt or truncated gzip"):
         tokenmill.train_bpe(p, 300, progress=False)
+
+
+def test_every_trainer_reads_files_through_the_core_reader(tmp_path):
+    """Custom patterns, errors="replace", and the word, char and classic-BPE trainers read
+    files with the Rust reader too; their results equal those of the same texts as strings."""
+    docs = [p for p in _verdict().split("\n\n") if p]
+    (tmp_path / "d.jsonl").write_text("\n".join(json.dumps({"text": d}) for d in docs), encoding="utf-8")
+    (tmp_path / "v.txt").write_text(_verdict(), encoding="utf-8")
+    files, texts = [tmp_path / "d.jsonl", tmp_path / "v.txt"], docs + [_verdict()]
+    custom = r"\w+|[^\w\s]+|\s+"
+    want = tokenmill.train_bpe(texts, 400, pattern=custom, progress=False)._mergeable_ranks
+    assert tokenmill.train_bpe(files, 400, pattern=custom, progress=False)._mergeable_ranks == want
+    from tokenmill.train import TRAINERS
+
+    for model in ("word", "char", "classic-bpe"):
+        size = None if model != "classic-bpe" else 300
+        a = TRAINERS[model].train(texts, size)
+        b = TRAINERS[model].train(files, size)
+        assert a.encode(_verdict()) == b.encode(_verdict()), model
+
+
+def test_invalid_utf8_files_with_errors_replace(tmp_path):
+    """errors="replace" on files: U+FFFD per invalid sequence, as Python's decoder gives."""
+    raw = _verdict().encode() + b"\n bad \xff\xfe bytes \xe2\x82 and \xed\xa0\x80 more\n"
+    (tmp_path / "bad.txt").write_bytes(raw)
+    with pytest.raises(tokenmill.CorpusError, match=r"bad\.txt: byte \d+: invalid UTF-8 \(invalid start byte: ff\)"):
+        tokenmill.train_bpe([tmp_path / "bad.txt"], 300, progress=False)
+    text = raw.decode("utf-8", "replace")
+    want = tokenmill.train_bpe([text], 300, progress=False, pattern=r"\S+|\s+")._mergeable_ranks
+    got = tokenmill.train_bpe([tmp_path / "bad.txt"], 300, progress=False, errors="replace", pattern=r"\S+|\s+")
+    assert got._mergeable_ranks == want
+    want = tokenmill.train_bpe([text], 300, progress=False)._mergeable_ranks
+    assert tokenmill.train_bpe([tmp_path / "bad.txt"], 300, progress=False, errors="replace")._mergeable_ranks == want

@@ -36,6 +36,10 @@ pub enum CoreError {
     /// malformed record, corrupt gzip); the message names the file and the place.
     #[error("{0}")]
     Corpus(String),
+    /// `Corpus` with the place apart, for callers that report it as data: the file, the
+    /// 1-based line and the byte offset (in the uncompressed stream) when known.
+    #[error("{path}{}: {}{reason}", line.map(|l| format!(":{l}")).unwrap_or_default(), offset.map(|o| format!("byte {o}: ")).unwrap_or_default())]
+    CorpusAt { reason: String, path: String, line: Option<u64>, offset: Option<u64> },
     /// Writing output failed; the message names the file and what was being done.
     #[error("{0}")]
     Io(String),

@@ -8,13 +8,16 @@
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyString};
+use std::sync::{Arc, Mutex};
 use tokenmill_core::bpe::Scratch as BpeScratch;
 use tokenmill_core::data::prepare::{prepare as core_prepare, DocEncoder, Eot, PrepareOptions, Progress};
-use tokenmill_core::data::reader::{ExternalBatch, ExternalRows, Format, OpenExternal, ReadOptions, Source};
+
+use tokenmill_core::data::reader::{ExternalBatch, ExternalRows, Format, OpenExternal, ReadOptions, Reader, Source};
 use tokenmill_core::data::shards::{Dtype, Layout};
 use tokenmill_core::hf::tokenizer::Scratch as HfScratch;
 use tokenmill_core::hf::HfTokenizer;
+use tokenmill_core::pretokenize::cuts::CutMode;
 use tokenmill_core::{CoreBpe, CoreError};
 
 use crate::bpe::PyCoreBpe;
@@ -96,9 +99,11 @@ pub(crate) fn prepare(
             text_field,
             skip_bad,
             block_bytes: block_bytes.max(64),
-            cut,
+            cut: cut.then_some(CutMode::Safe),
+            lossy: false,
+            strip_bom: false,
             utf8_hint: "the corpus must be UTF-8".into(),
-            record_hint: "(pass skip_bad=True or --skip-bad to count and skip such lines)".into(),
+            record_hint: "(pass skip_bad=True or --skip-bad to count and skip such records)".into(),
         },
     };
     // Progress and interrupts: back on the interpreter for a moment.
@@ -112,12 +117,14 @@ pub(crate) fn prepare(
             Ok(())
         })
     };
+    let slot = ErrSlot::default();
     let r = py.detach(|| {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let rows = external(open_rows, &slot);
             if let Some(b) = bpe {
-                core_prepare(&Ordinary(b), sources, external(open_rows), &opts, &mut report)
+                core_prepare(&Ordinary(b), sources, rows, &opts, &mut report)
             } else if let Some(tok) = hf {
-                core_prepare(&Sequence { tok, skip: &skip_ids }, sources, external(open_rows), &opts, &mut report)
+                core_prepare(&Sequence { tok, skip: &skip_ids }, sources, rows, &opts, &mut report)
             } else {
                 Err(CoreError::Input("prepare needs a compiled tokenizer (CoreBPE or HfTokenizer)".into()))
             }
@@ -130,16 +137,42 @@ pub(crate) fn prepare(
                 "prepare was interrupted; run the same command again to resume",
             ))
         }
-        Ok(Err(e)) => return Err(map_err(py, e)),
+        Ok(Err(e)) => return Err(slot.raise(py, e)),
         Err(panic) => return Err(py_error(py, "InternalError", (panic_message(panic),))),
     };
     Ok(summary_json(&summary).to_string())
 }
 
+/// Where the parquet opener keeps the Python exception that stopped it, so that the caller
+/// raises that exception (a `CorpusError` with its attributes, a missing-pyarrow hint) rather
+/// than a `CorpusError` with its text.
+#[derive(Clone, Default)]
+pub(crate) struct ErrSlot(Arc<Mutex<Option<PyErr>>>);
+
+impl ErrSlot {
+    fn keep(&self, path: &str, e: PyErr) -> CoreError {
+        let msg = format!("{path}: {e}");
+        if let Ok(mut slot) = self.0.lock() {
+            slot.get_or_insert(e);
+        }
+        CoreError::Corpus(msg)
+    }
+
+    /// The kept exception, else `e` as a Python exception.
+    pub(crate) fn raise(&self, py: Python<'_>, e: CoreError) -> PyErr {
+        match self.0.lock().ok().and_then(|mut s| s.take()) {
+            Some(kept) => kept,
+            None => map_err(py, e),
+        }
+    }
+}
+
 /// The reader's way to open a parquet source: `open_rows(path, start_row)` (Python) returns an
-/// iterator of `(data, offsets, valid)` bytes per batch of rows (see `batch`).
-pub(crate) fn external(open_rows: Option<Py<PyAny>>) -> Option<OpenExternal> {
+/// iterator of `(data, offsets, valid)` bytes per batch of rows (see `batch`). A Python
+/// exception it raises is kept in `slot`.
+pub(crate) fn external(open_rows: Option<Py<PyAny>>, slot: &ErrSlot) -> Option<OpenExternal> {
     let open_rows = open_rows?;
+    let slot = slot.clone();
     Some(Box::new(move |src: &Source, start: u64| -> Result<ExternalRows, CoreError> {
         let path = src.path.display().to_string();
         let it = Python::attach(|py| {
@@ -147,18 +180,138 @@ pub(crate) fn external(open_rows: Option<Py<PyAny>>) -> Option<OpenExternal> {
                 .call1(py, (path.clone(), start))
                 .and_then(|r| r.bind(py).try_iter().map(|i| i.unbind().into_any()))
         })
-        .map_err(|e| CoreError::Corpus(format!("{path}: {e}")))?;
+        .map_err(|e| slot.keep(&path, e))?;
+        let slot = slot.clone();
         Ok(Box::new(std::iter::from_fn(move || {
             Python::attach(|py| {
                 let mut it = it.bind(py).clone().try_iter().ok()?;
                 let item = match it.next()? {
                     Ok(item) => item,
-                    Err(e) => return Some(Err(CoreError::Corpus(format!("{path}: {e}")))),
+                    Err(e) => return Some(Err(slot.keep(&path, e))),
                 };
-                Some(batch(&item).map_err(|e| CoreError::Corpus(format!("{path}: {e}"))))
+                Some(batch(&item).map_err(|e| slot.keep(&path, e)))
             })
         })))
     }))
+}
+
+/// The core's corpus reader for Python (`tokenmill.data.corpus.Corpus` reads files with it):
+/// `next_texts()` returns the documents (or parts of documents, when `cut`) of the next block
+/// as `str`, reading without the GIL, until `None`: `(parts, texts)`, `parts` true when the
+/// texts are a plain-text file's, already cut at `cut` points. Counters: `documents` (completed, empty
+/// ones included), `skipped`, `text_bytes` (UTF-8 bytes returned), `disk_bytes` (bytes read
+/// from the files on disk).
+#[pyclass(frozen, module = "tokenmill._core")]
+pub struct CorpusReader {
+    reader: Mutex<Reader>,
+    slot: ErrSlot,
+    counts: Mutex<[u64; 3]>,
+    /// Per source: a plain-text file read as one document (in parts when cut).
+    text_docs: Vec<bool>,
+}
+
+#[pymethods]
+impl CorpusReader {
+    #[new]
+    #[pyo3(signature = (sources, text_field="text".to_string(), cut=None, errors="strict", *, by_line=false,
+                        skip_bad=false, block_bytes=1 << 20, open_rows=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        sources: Vec<(PathBuf, String)>,
+        text_field: String,
+        cut: Option<&str>,
+        errors: &str,
+        by_line: bool,
+        skip_bad: bool,
+        block_bytes: usize,
+        open_rows: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
+        let mut opts = read_options(cut, errors).map_err(|e| map_err(py, e))?;
+        opts.text_field = text_field;
+        opts.by_line = by_line;
+        opts.skip_bad = skip_bad;
+        opts.block_bytes = block_bytes.max(64);
+        let text_docs = sources.iter().map(|(_, f)| f == "text" && !by_line).collect();
+        let slot = ErrSlot::default();
+        let reader = reader(sources, opts, external(open_rows, &slot)).map_err(|e| slot.raise(py, e))?;
+        Ok(CorpusReader { reader: Mutex::new(reader), slot, counts: Mutex::new([0; 3]), text_docs })
+    }
+
+    /// The next block's texts, or `None` after the last source.
+    fn next_texts(&self, py: Python<'_>) -> PyResult<Option<(bool, Vec<Py<PyString>>)>> {
+        let poisoned = || CoreError::Internal("the corpus reader was poisoned by an earlier panic".into());
+        let got = py
+            .detach(|| {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let mut r = self.reader.lock().map_err(|_| poisoned())?;
+                    let before = r.position();
+                    Ok(r.next_block()?.map(|b| (b, before)))
+                }))
+            })
+            .map_err(|panic| py_error(py, "InternalError", (panic_message(panic),)))?
+            .map_err(|e| self.slot.raise(py, e))?;
+        let Some((block, before)) = got else { return Ok(None) };
+        // Parts of a plain-text document are already cut; documents of other formats are whole.
+        let parts = self.text_docs.get(block.end.source) == Some(&true);
+        let mut counts = self.counts.lock().map_err(|_| map_err(py, poisoned()))?;
+        let done = block.spans.iter().filter(|s| s.last).count() as u64;
+        counts[0] += done + (block.end.empty - before.empty);
+        counts[1] += block.end.skipped - before.skipped;
+        counts[2] += block.spans.iter().map(|s| (s.end - s.start) as u64).sum::<u64>();
+        let texts = block.spans.iter().map(|s| PyString::new(py, &block.text[s.start..s.end]).unbind()).collect();
+        Ok(Some((parts, texts)))
+    }
+
+    #[getter]
+    fn documents(&self) -> u64 {
+        self.counts.lock().map_or(0, |c| c[0])
+    }
+
+    #[getter]
+    fn skipped(&self) -> u64 {
+        self.counts.lock().map_or(0, |c| c[1])
+    }
+
+    #[getter]
+    fn text_bytes(&self) -> u64 {
+        self.counts.lock().map_or(0, |c| c[2])
+    }
+
+    #[getter]
+    fn disk_bytes(&self) -> u64 {
+        self.reader.lock().map_or(0, |r| r.disk_bytes())
+    }
+}
+
+/// Read options from the Python words: `cut` None, `"safe"` or `"line"`; `errors` `"strict"`
+/// or `"replace"`. The hints name the training API's options.
+pub(crate) fn read_options(cut: Option<&str>, errors: &str) -> Result<ReadOptions, CoreError> {
+    let lossy = match errors {
+        "strict" => false,
+        "replace" => true,
+        _ => return Err(CoreError::Input(format!("errors must be \"strict\" or \"replace\", not {errors:?}"))),
+    };
+    Ok(ReadOptions {
+        cut: cut.map(CutMode::parse).transpose()?,
+        lossy,
+        strip_bom: true,
+        utf8_hint: "pass errors=\"replace\" to substitute U+FFFD".into(),
+        ..ReadOptions::default()
+    })
+}
+
+/// A reader from the start of `sources` (`(path, format)` pairs).
+pub(crate) fn reader(
+    sources: Vec<(PathBuf, String)>,
+    opts: ReadOptions,
+    external: Option<OpenExternal>,
+) -> Result<Reader, CoreError> {
+    let sources = sources
+        .into_iter()
+        .map(|(path, f)| Ok(Source { path, format: Format::parse(&f)? }))
+        .collect::<Result<_, _>>()?;
+    Reader::with_external(sources, opts, Default::default(), external)
 }
 
 /// `(data, offsets, valid)` as bytes objects (offsets: little-endian int64), copied once.

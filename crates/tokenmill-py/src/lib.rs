@@ -51,6 +51,7 @@ pub(crate) fn map_err(py: Python<'_>, e: CoreError) -> PyErr {
         CoreError::Input(msg) => py_error(py, "InputError", (msg,)),
         CoreError::Unsupported(msg) => py_error(py, "UnsupportedError", (msg,)),
         CoreError::Corpus(msg) => py_error(py, "CorpusError", (msg,)),
+        CoreError::CorpusAt { reason, path, line, offset } => py_error(py, "CorpusError", (reason, path, line, offset)),
         CoreError::Io(msg) => py_error(py, "OutputError", (msg,)),
         CoreError::Internal(msg) => py_error(py, "InternalError", (msg,)),
     }
@@ -137,6 +138,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<wordpiece::PyWordPiece>()?;
     m.add_class::<hf::PyHfTokenizer>()?;
     m.add_function(wrap_pyfunction!(data::prepare, m)?)?;
+    m.add_class::<data::CorpusReader>()?;
     m.add_function(wrap_pyfunction!(parse_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(dump_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize, m)?)?;

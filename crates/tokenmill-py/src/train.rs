@@ -3,6 +3,7 @@
 //! Every call that does real work releases the GIL; `TrainControl` is how Python sees
 //! progress and asks a running job to stop (Ctrl-C), from another thread.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
@@ -10,6 +11,7 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyBytes;
 
 use tokenmill_core::bpe::encode_piece;
+use tokenmill_core::data::reader::ReadOptions;
 use tokenmill_core::normalize::BertNormalizer;
 use tokenmill_core::pretokenize::Pretokenizer;
 use tokenmill_core::special::SpecialMatcher;
@@ -59,48 +61,48 @@ impl TrainControl {
 
 /// Reads corpus files with the core's reader (`data::reader`: plain text, JSON lines, gzip;
 /// parquet through `open_rows`) and hands each block's texts to `count`: each file's text, or
-/// each JSON line's `text_field`, in blocks of about a megabyte cut at safe points when `cut`
-/// (for pre-tokenizers that no such cut changes). `progress(bytes read)` is called after each
-/// block, and a pending interrupt (Ctrl-C) stops the reading. Returns the bytes read.
+/// each JSON line's `text_field`, in blocks of about a megabyte cut at `cut` points (`"safe"`
+/// or `"line"`, see `pretokenize::cuts`), with invalid UTF-8 an error or, with
+/// `errors="replace"`, U+FFFD. `progress(bytes read from disk)` is called after each block,
+/// and a pending interrupt (Ctrl-C) stops the reading. Returns the bytes read from disk.
+#[allow(clippy::too_many_arguments)]
 fn read_files(
     py: Python<'_>,
     sources: Vec<(std::path::PathBuf, String)>,
     text_field: String,
-    cut: bool,
+    cut: Option<&str>,
+    errors: &str,
     progress: Option<Py<PyAny>>,
     open_rows: Option<Py<PyAny>>,
     mut count: impl FnMut(&[&str]) -> Result<(), CoreError> + Send,
 ) -> PyResult<u64> {
-    use tokenmill_core::data::reader::{Format, ReadOptions, Reader, Source};
-    let sources = sources
-        .into_iter()
-        .map(|(path, f)| Ok(Source { path, format: Format::parse(&f)? }))
-        .collect::<Result<Vec<_>, CoreError>>()
-        .map_err(|e| map_err(py, e))?;
-    let opts = ReadOptions {
-        text_field,
-        cut,
-        utf8_hint: "pass errors=\"replace\" to substitute U+FFFD".into(),
-        ..ReadOptions::default()
-    };
-    let external = crate::data::external(open_rows);
-    run(py, || {
-        let mut reader = Reader::with_external(sources, opts, Default::default(), external)?;
-        let mut read = 0u64;
-        while let Some(block) = reader.next_block()? {
-            read += block.input_bytes;
-            let texts: Vec<&str> = block.spans.iter().map(|s| &block.text[s.start..s.end]).collect();
-            count(&texts)?;
-            Python::attach(|py| -> Result<(), CoreError> {
-                py.check_signals().map_err(|_| CoreError::Cancelled)?;
-                if let Some(cb) = &progress {
-                    cb.call1(py, (read,)).map_err(|e| CoreError::Input(format!("progress callback failed: {e}")))?;
-                }
-                Ok(())
-            })?;
-        }
-        Ok(read)
-    })
+    let opts = crate::data::read_options(cut, errors).map(|o| ReadOptions { text_field, ..o });
+    let slot = crate::data::ErrSlot::default();
+    let rows = crate::data::external(open_rows, &slot);
+    let r = py.detach(|| {
+        std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let mut reader = crate::data::reader(sources, opts?, rows)?;
+            while let Some(block) = reader.next_block()? {
+                let texts: Vec<&str> = block.spans.iter().map(|s| &block.text[s.start..s.end]).collect();
+                count(&texts)?;
+                let read = reader.disk_bytes();
+                Python::attach(|py| -> Result<(), CoreError> {
+                    py.check_signals().map_err(|_| CoreError::Cancelled)?;
+                    if let Some(cb) = &progress {
+                        cb.call1(py, (read,))
+                            .map_err(|e| CoreError::Input(format!("progress callback failed: {e}")))?;
+                    }
+                    Ok(())
+                })?;
+            }
+            Ok(reader.disk_bytes())
+        }))
+    });
+    match r {
+        Ok(Ok(n)) => Ok(n),
+        Ok(Err(e)) => Err(slot.raise(py, e)),
+        Err(panic) => Err(crate::py_error(py, "InternalError", (crate::panic_message(panic),))),
+    }
 }
 
 /// `{pre-token bytes: count}` of the texts added so far, for one pattern and set of specials.
@@ -150,21 +152,23 @@ impl WordCounter {
 
     /// Counts the pre-tokens of corpus files read by the core's reader (see `read_files`).
     /// Returns the bytes read.
-    #[pyo3(signature = (sources, text_field, cut, num_threads=1, control=None, progress=None, open_rows=None))]
+    #[pyo3(signature = (sources, text_field, cut, num_threads=1, control=None, progress=None, open_rows=None,
+                        errors="strict"))]
     #[allow(clippy::too_many_arguments)]
     fn add_files(
         &self,
         py: Python<'_>,
         sources: Vec<(std::path::PathBuf, String)>,
         text_field: String,
-        cut: bool,
+        cut: Option<&str>,
         num_threads: usize,
         control: Option<&Bound<'_, TrainControl>>,
         progress: Option<Py<PyAny>>,
         open_rows: Option<Py<PyAny>>,
+        errors: &str,
     ) -> PyResult<u64> {
         let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
-        read_files(py, sources, text_field, cut, progress, open_rows, |texts| {
+        read_files(py, sources, text_field, cut, errors, progress, open_rows, |texts| {
             self.with(|c| c.add_texts(texts, &self.pre, self.specials.as_ref(), num_threads, &control))
         })
     }
@@ -344,21 +348,23 @@ impl BertWordCounter {
 
     /// Counts the words of corpus files read by the core's reader (see `read_files`; a cut at
     /// a safe point falls on whitespace, where BERT splits words anyway). Returns the bytes read.
-    #[pyo3(signature = (sources, text_field, cut, num_threads=1, control=None, progress=None, open_rows=None))]
+    #[pyo3(signature = (sources, text_field, cut, num_threads=1, control=None, progress=None, open_rows=None,
+                        errors="strict"))]
     #[allow(clippy::too_many_arguments)]
     fn add_files(
         &self,
         py: Python<'_>,
         sources: Vec<(std::path::PathBuf, String)>,
         text_field: String,
-        cut: bool,
+        cut: Option<&str>,
         num_threads: usize,
         control: Option<&Bound<'_, TrainControl>>,
         progress: Option<Py<PyAny>>,
         open_rows: Option<Py<PyAny>>,
+        errors: &str,
     ) -> PyResult<u64> {
         let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
-        read_files(py, sources, text_field, cut, progress, open_rows, |texts| {
+        read_files(py, sources, text_field, cut, errors, progress, open_rows, |texts| {
             self.with(|(c, bytes)| {
                 *bytes += wordpiece::count_bert(c, texts, &self.normalizer, num_threads, &control)?;
                 Ok(())

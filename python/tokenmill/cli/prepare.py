@@ -35,7 +35,7 @@ def add_parser(sub, common) -> None:
     p.add_argument("--eot-token", default=None, metavar="TOKEN", help="the end-of-text token (default: the tokenizer's)")
     p.add_argument("--format", choices=("npy", "megatron", "llmc"), default="npy",
                    help="shard layout: numpy .npy (default), Megatron-LM .bin + .idx, or llm.c .bin (uint16 only)")
-    p.add_argument("--skip-bad", action="store_true", help="count and skip malformed JSON lines instead of failing")
+    p.add_argument("--skip-bad", action="store_true", help="count and skip malformed records (bad JSON lines, missing or non-string text, null parquet rows) instead of failing")
     p.add_argument("--rank", type=int, default=0, metavar="R",
                    help="with --world-size: write only the work units u with u %% W == R (Slurm array jobs)")
     p.add_argument("--world-size", type=positive_int, default=1, metavar="W", help="number of ranks (default 1)")

@@ -1,9 +1,10 @@
 """Streaming corpus reader: files or texts in, whole documents or text chunks out.
 
-Files given to `train_bpe` (with a known pattern) and `train_wordpiece` are read by the Rust
-core's reader instead (``tokenmill_core::data::reader``, the one `tokenmill prepare` uses: no
-Python string per document); this reader serves the rest: corpora of texts, ``errors="replace"``,
-custom patterns, and the other trainers.
+Files are read, decoded, parsed and cut by the Rust core's reader (``tokenmill_core::data::
+reader``, the one `tokenmill prepare` uses, through ``_core.CorpusReader``): every trainer reads
+its files there. `train_bpe` and `train_wordpiece` go further and count inside the core
+(`Corpus.count_into`: no Python string per document at all); the word, char and classic-BPE
+trainers get the documents as ``str``. Texts given as ``str`` are handled here.
 
 `Corpus.from_arg` takes what ``train(corpus, ...)`` takes: a path, a list of paths, or any
 iterable of ``str`` documents. `Corpus.documents` yields whole documents (a
@@ -34,9 +35,11 @@ What it does:
 * Reports progress: `Corpus.total_bytes` (known when every input is a file) and
   `Corpus.bytes_read` in bytes on disk (compressed bytes for gzip files), plus
   `Corpus.text_bytes` (UTF-8 bytes of text yielded) and `Corpus.n_documents`.
+* Drops a byte-order mark at the start of a file (it marks the encoding; it is not text).
 * Raises `CorpusError` naming the file and byte offset of invalid UTF-8 (``errors="replace"``
-  substitutes U+FFFD instead), ``file:line`` of a bad JSON line, and the file of a corrupt gzip
-  stream. A missing file is a `CorpusFileNotFoundError`, which is both a `CorpusError` and a
+  substitutes U+FFFD instead, one per invalid sequence as Python's decoder does), ``file:line``
+  of a bad JSON line, ``row N`` of a null parquet value, and the file of a corrupt gzip stream
+  (or of a ``.gz`` file that is not gzip). A missing file is a `CorpusFileNotFoundError`, which is both a `CorpusError` and a
   `FileNotFoundError`. All paths are checked by `Corpus.from_arg`, before any reading.
 
 What it does not do: pre-tokenize, count, shuffle, deduplicate, normalize or filter text;
@@ -65,21 +68,16 @@ Decisions:
 
 from __future__ import annotations
 
-import codecs
-import json
 import os
 from typing import Any, Iterable, Iterator
 
+from .. import _core
 from ..errors import CorpusError, CorpusFileNotFoundError
-from .chunks import InvalidUtf8, read_text, split_text, utf8_size
+from .chunks import split_text
 from .._progress import Progress
-from .sources import (FORMATS, REPLACE_HINT, File, Input, json_kind, looks_like_path, parquet_module, parquet_rows, plausible_path, preview,
-                      probe, surrogate_reason, utf8_len)
+from .sources import FORMATS, File, looks_like_path, parquet_rows, plausible_path, probe, surrogate_reason, utf8_len
 
 __all__ = ["Corpus"]
-
-_LINE_BLOCK = 1 << 20  # read size for JSON lines (documents are cut to chunk_size after parsing)
-_PARQUET_ROWS = 4096  # rows per record batch
 
 
 class Corpus:
@@ -215,22 +213,18 @@ class Corpus:
         """``(path, format)`` of each input file in order, or None for a corpus of texts."""
         return None if self._files is None else [(f.path, f.format) for f in self._files]
 
-    def count_into(self, counter: Any, threads: int, control: Any, *, core_reader: bool, progress: bool, what: str,
-                   chunk: int) -> None:
+    def count_into(self, counter: Any, threads: int, control: Any, *, progress: bool, what: str, chunk: int) -> None:
         """Feeds the corpus to a core counter (``_core.WordCounter`` or ``BertWordCounter``) under
-        a "reading" progress bar: files through the core's reader (``add_files``, cut at safe
-        points) when `core_reader` and ``errors="strict"``, else chunks of about `chunk`
-        characters from this reader (``add_texts``). `what` names the counted items."""
+        a "reading" progress bar: files through the core's reader (``add_files``, cut at this
+        corpus's cut points), texts in chunks of about `chunk` characters (``add_texts``).
+        `what` names the counted items."""
+        bar = Progress("reading", total=self.total_bytes, unit="bytes", enabled=progress)
         files = self.files
-        if core_reader and files is not None and self.errors == "strict":
-            # The Rust reader counts uncompressed bytes: a total in file sizes holds for plain files only.
-            plain = all(f != "parquet" and not p.lower().endswith(".gz") for p, f in files)
-            bar = Progress("reading", total=self.total_bytes if plain else None, unit="bytes", enabled=progress)
-            counter.add_files(files, self.text_field, True, threads, control,
-                              progress=lambda n: bar.update(n, f"{len(counter):,} {what}"),
-                              open_rows=parquet_rows(self.text_field))
+        if files is not None:
+            counter.add_files(files, self.text_field, self._cut, threads, control,
+                              progress=lambda n: bar.update(min(n, self.total_bytes or 0), f"{len(counter):,} {what}"),
+                              open_rows=parquet_rows(self.text_field), errors=self.errors)
         else:
-            bar = Progress("reading", total=self.total_bytes, unit="bytes", enabled=progress)
             for batch in self.batches(max_chars=chunk):
                 counter.add_texts(batch, threads, control)
                 bar.update(self.bytes_read, f"{len(counter):,} {what}")
@@ -277,17 +271,8 @@ class Corpus:
         self.bytes_read = self.text_bytes = self.n_documents = 0
         if self._files is None:
             yield from self._iterable_docs(whole)
-            return
-        done = 0
-        for file in self._files:
-            if file.format == "jsonl":
-                yield from self._jsonl_docs(file, done, whole)
-            elif file.format == "parquet":
-                yield from self._parquet_docs(file, done, whole)
-            else:
-                yield from self._text_docs(file, done, whole)
-            done += file.size
-            self.bytes_read = done
+        else:
+            yield from self._file_docs(whole)
 
     def batches(self, max_chars: int = 8 << 20) -> Iterator[list[str]]:
         """`chunks` in lists of about `max_chars` characters (at least one chunk each).
@@ -312,142 +297,25 @@ class Corpus:
             yield batch
 
     # ------------------------------------------------------------------------- readers
-    def _text_docs(self, file: File, done: int, whole: bool) -> Iterator[str]:
-        self.n_documents += 1
-        with Input(file) as src:
-            first = True
-            try:
-                for piece, n in read_text(src.read, self.errors, self.chunk_size, None if whole else self._cut):
-                    if first and piece.startswith("\ufeff"):  # a byte-order mark is not text
-                        piece = piece[1:]
-                        n -= 3
-                    first = False
-                    self.bytes_read = done + src.tell()
-                    self.text_bytes += n
-                    if piece:
-                        yield piece
-            except InvalidUtf8 as e:
-                where = " (offset in the uncompressed data)" if src.gz is not None else ""
-                raise CorpusError(
-                    f"invalid UTF-8{where} ({e.reason}: {e.bad.hex(' ')}); {REPLACE_HINT}", file.path, offset=e.offset
-                ) from None
-
-    def _jsonl_docs(self, file: File, done: int, whole: bool) -> Iterator[str]:
-        errors, path = self.errors, file.path
-        with Input(file) as src:
-            base = 0  # absolute byte offset of `carry`
-            carry = b""
-            pending = ""  # start of the line being read (no "\n" in it)
-            lineno = 0  # lines before `pending`
-            while True:
-                data = src.read(_LINE_BLOCK)
-                final = not data
-                buf = carry + data if carry else data
-                try:
-                    text, consumed = codecs.utf_8_decode(buf, errors, final)
-                except UnicodeDecodeError as e:
-                    bad_line = lineno + 1 + buf.count(b"\n", 0, e.start)
-                    raise CorpusError(
-                        f"invalid UTF-8 ({e.reason}: {buf[e.start:e.end].hex(' ')}); {REPLACE_HINT}",
-                        path, line=bad_line, offset=base + e.start,
-                    ) from None
-                carry = buf[consumed:]
-                base += consumed
-                self.bytes_read = done + src.tell()
-                lines = (pending + text if pending else text).split("\n")
-                pending = "" if final else lines.pop()
-                for line in lines:
-                    lineno += 1
-                    if not line or line.isspace():
-                        continue
-                    if lineno == 1 and line[0] == "\ufeff":
-                        line = line[1:]
-                    doc = self._json_text(line, path, lineno)
-                    self.n_documents += 1
-                    if not doc:
-                        continue
-                    try:
-                        doc, n = utf8_len(doc, errors)
-                    except UnicodeEncodeError as e:
-                        raise CorpusError(surrogate_reason(doc, e), path, line=lineno) from None
-                    self.text_bytes += n
-                    if not whole and len(doc) > self.chunk_size:
-                        yield from split_text(doc, self.chunk_size, self._cut)
-                    else:
-                        yield doc
-                if final:
-                    return
-
-    def _json_text(self, line: str, path: str, lineno: int) -> str:
-        field = self.text_field
-        try:
-            obj = json.loads(line)
-        except ValueError as e:
-            msg = f"{e.msg} at column {e.colno}" if isinstance(e, json.JSONDecodeError) else str(e)
-            raise CorpusError(f"line is not valid JSON ({msg})", path, line=lineno) from None
-        except RecursionError:
-            raise CorpusError("line is not valid JSON (nested too deeply)", path, line=lineno) from None
-        if type(obj) is not dict:
-            raise CorpusError(f"line is a JSON {json_kind(obj)}, not an object with a {field!r} field", path, line=lineno)
-        try:
-            value = obj[field]
-        except KeyError:
-            raise CorpusError(
-                f"line has no field {field!r} (fields: {preview(list(obj))}); pass text_field=... to read another field",
-                path, line=lineno,
-            ) from None
-        if not isinstance(value, str):
-            raise CorpusError(f"field {field!r} is a JSON {json_kind(value)}, not a string", path, line=lineno)
-        return value
-
-    def _parquet_docs(self, file: File, done: int, whole: bool) -> Iterator[str]:
-        import pyarrow as pa  # type: ignore
-
-        pq = parquet_module(file.path)
-        field, path = self.text_field, file.path
-        try:
-            pf = pq.ParquetFile(path)
-        except (pa.ArrowException, OSError) as e:
-            raise CorpusError(f"not a readable parquet file ({e})", path) from None
-        try:
-            schema = pf.schema_arrow
-            if field not in schema.names:
-                raise CorpusError(
-                    f"has no column {field!r} (columns: {preview(schema.names)}); pass text_field=... to read another column",
-                    path,
-                )
-            typ = schema.field(field).type
-            string_view = getattr(pa.types, "is_string_view", lambda t: False)
-            if not (pa.types.is_string(typ) or pa.types.is_large_string(typ) or string_view(typ)):
-                raise CorpusError(f"column {field!r} has type {typ}, not string", path)
-            n_rows = max(pf.metadata.num_rows, 1)
-            row = 0
-            record_batches = pf.iter_batches(batch_size=_PARQUET_ROWS, columns=[field])
-            while True:
-                try:
-                    batch = next(record_batches, None)
-                except (pa.ArrowException, OSError) as e:
-                    raise CorpusError(f"cannot read parquet data near row {row} ({e})", path) from None
-                if batch is None:
-                    return
-                col = batch.column(0)
-                if col.null_count:
-                    first = col.is_null().index(True).as_py()
-                    raise CorpusError(f"row {row + first}: column {field!r} is null, not a string", path)
-                for doc in col.to_pylist():
-                    self.n_documents += 1
-                    if doc:
-                        self.text_bytes += utf8_size(doc)  # Arrow strings are valid UTF-8
-                        if not whole and len(doc) > self.chunk_size:
-                            yield from split_text(doc, self.chunk_size, self._cut)
-                        else:
-                            yield doc
-                row += len(col)
-                self.bytes_read = done + file.size * row // n_rows
-        finally:
-            close = getattr(pf, "close", None)
-            if close is not None:
-                close()
+    def _file_docs(self, whole: bool) -> Iterator[str]:
+        # The core's reader decodes, parses and cuts (without the GIL); this loop only counts.
+        files = self._files or []
+        reader = _core.CorpusReader([(f.path, f.format) for f in files], self.text_field, None if whole else self._cut,
+                                    self.errors, block_bytes=self.chunk_size, open_rows=parquet_rows(self.text_field))
+        total = self.total_bytes or 0
+        while (got := reader.next_texts()) is not None:
+            parts, texts = got
+            self.bytes_read = min(reader.disk_bytes, total)  # the reader reads a little ahead
+            self.n_documents = reader.documents
+            self.text_bytes = reader.text_bytes
+            for text in texts:
+                # A JSON line or parquet row is never cut by the reader: long ones are cut here.
+                if not (whole or parts) and len(text) > self.chunk_size:
+                    yield from split_text(text, self.chunk_size, self._cut)
+                else:
+                    yield text
+        self.n_documents = reader.documents
+        self.bytes_read = total
 
     def _iterable_docs(self, whole: bool) -> Iterator[str]:
         if self._one_shot:

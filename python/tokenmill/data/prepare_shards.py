@@ -27,7 +27,8 @@ The directory format is described in `tokenmill.data.shard_files` (and version-t
 ``index.json``). Inputs: plain text (a document per file, or per line with ``by_line=True``),
 JSON lines (``.jsonl``, ``.ndjson``: the string in ``text_field``), each optionally gzipped,
 and parquet (``.parquet``: the ``text_field`` column, read with pyarrow a batch of rows at a
-time and handed to the core as one buffer per batch; null rows are counted as skipped).
+time and handed to the core as one buffer per batch; a null row is a malformed record, like a
+JSON line without its text).
 
 Tokenizers: a byte-level BPE `Encoding` runs on the core's encoder; a ``tokenizer.json`` on
 the core's pipeline for it; a WordPiece tokenizer through its ``tokenizer.json`` export, which

@@ -3,34 +3,29 @@
 * `probe`: checks a path (exists, not a directory) and guesses its format from the name:
   plain text, JSON lines (``.jsonl``, ``.ndjson``), parquet (``.parquet``), each optionally
   gzipped (``.gz``, or gzip magic bytes); ``format=`` overrides the guess.
-* `Input`: an open file's ``read`` / ``tell`` (compressed position for gzip) / ``close``,
-  with corrupt gzip data raised as `CorpusError` naming the file.
 * `parquet_rows`: the opener the Rust reader (``tokenmill_core::data::reader``) calls for a
   parquet file: its text column in batches of rows, as buffers (no Python string per row).
-* Small helpers the reader shares: telling a path from a text, UTF-8 lengths with lone
-  surrogates handled, JSON value kinds for messages.
+* Small helpers: telling a path from a text, UTF-8 lengths with lone surrogates handled (for
+  texts given as ``str``), names listed in messages.
 
-It does not decode or cut text (see `tokenmill.data.chunks`) or iterate documents (see
-`tokenmill.data.corpus`).
+It does not open, decode or cut files (the Rust reader does, for `tokenmill.data.corpus` and
+`tokenmill.data.prepare`) or iterate documents (see `tokenmill.data.corpus`).
 """
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
 import stat
-import zlib
 from typing import Any, Callable
 
 from ..errors import CorpusError, CorpusFileNotFoundError
 
-__all__ = ["File", "Input", "probe", "FORMATS", "REPLACE_HINT", "plausible_path", "looks_like_path", "parquet_module",
+__all__ = ["File", "probe", "FORMATS", "REPLACE_HINT", "plausible_path", "looks_like_path", "parquet_module",
            "parquet_rows", "utf8_len",
-           "surrogate_reason", "json_kind", "preview"]
+           "surrogate_reason", "preview"]
 
 FORMATS = ("text", "jsonl", "parquet")
-_GZIP_MAGIC = b"\x1f\x8b"
 _PATH_SUFFIXES = (".txt", ".gz", ".jsonl", ".ndjson", ".parquet")
 _MAX_PATH = 4096
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
@@ -47,41 +42,6 @@ class File:
         self.format = format
         self.gz = gz
         self.size = size
-
-
-class Input:
-    """An open file's `read` and `tell` (compressed position for gzip) and `close`."""
-
-    def __init__(self, file: File):
-        self.raw = open(file.path, "rb")
-        self.tell = self.raw.tell
-        self.read: Callable[[int], bytes] = self.raw.read
-        self.gz = None
-        try:
-            magic = self.raw.peek(2)[:2] == _GZIP_MAGIC
-        except BaseException:
-            self.raw.close()
-            raise
-        if file.gz or magic:
-            self.gz = gzip.GzipFile(fileobj=self.raw, mode="rb")
-            gz_read = self.gz.read
-            path = file.path
-
-            def read(n: int) -> bytes:
-                try:
-                    return gz_read(n)
-                except (gzip.BadGzipFile, EOFError, zlib.error) as e:
-                    raise CorpusError(f"corrupt or truncated gzip data ({e}); check it with 'gzip -t'", path) from None
-
-            self.read = read
-
-    def __enter__(self) -> "Input":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.gz is not None:
-            self.gz.close()
-        self.raw.close()
 
 
 def _format_of(path: str, override: str | None) -> tuple[str, bool]:
@@ -161,17 +121,6 @@ def surrogate_reason(s: str, e: UnicodeEncodeError) -> str:
     return f"text has a lone surrogate U+{ord(s[e.start]):04X} at character {e.start}, which is not valid Unicode; {REPLACE_HINT}"
 
 
-def json_kind(v: object) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, (int, float)):
-        return "number"
-    kinds: dict[type, str] = {dict: "object", list: "array", str: "string"}
-    return kinds.get(type(v), type(v).__name__)
-
-
 def preview(names: list[str], limit: int = 10) -> str:
     shown = ", ".join(map(str, names[:limit]))
     return (shown + f", ... and {len(names) - limit} more" if len(names) > limit else shown) or "none"
@@ -184,6 +133,7 @@ def parquet_rows(text_field: str) -> Callable[[str, int], Any]:
 
     def open_rows(path: str, start: int) -> Any:
         import numpy as np
+        import pyarrow as pa  # type: ignore
 
         pq = parquet_module(path)
         try:
@@ -191,30 +141,40 @@ def parquet_rows(text_field: str) -> Callable[[str, int], Any]:
             f = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
         except Exception as e:  # pyarrow's errors are not one class
             raise CorpusError(f"not a readable parquet file ({e})", path) from None
-        names = f.schema_arrow.names
-        if text_field not in names:
-            raise CorpusError(f"no column {text_field!r} (columns: {', '.join(names[:20])}); pass text_field=...", path)
-        return _batches(np, f, path, text_field, start)
+        schema = f.schema_arrow
+        if text_field not in schema.names:
+            raise CorpusError(
+                f"has no column {text_field!r} (columns: {preview(schema.names)}); pass text_field=... to read another column", path
+            )
+        typ = schema.field(text_field).type
+        string_view = getattr(pa.types, "is_string_view", lambda t: False)
+        if not (pa.types.is_string(typ) or pa.types.is_large_string(typ) or string_view(typ)):
+            raise CorpusError(f"column {text_field!r} has type {typ}, not string", path)
+        return _batches(np, pa, f, path, text_field, start)
 
     return open_rows
 
 
-def _batches(np: Any, f: Any, path: str, field: str, skip: int) -> Any:
-    import pyarrow as pa  # type: ignore
-
-    for b in f.iter_batches(batch_size=8192, columns=[field], use_threads=False):
+def _batches(np: Any, pa: Any, f: Any, path: str, field: str, skip: int) -> Any:
+    batches = f.iter_batches(batch_size=8192, columns=[field], use_threads=False)
+    row = skip
+    while True:
+        try:
+            b = next(batches, None)
+        except Exception as e:  # pyarrow's errors are not one class
+            raise CorpusError(f"cannot read parquet data near row {row} ({e})", path) from None
+        if b is None:
+            return
         col = b.column(0)
         if skip:
             if skip >= len(col):
                 skip -= len(col)
                 continue
             col, skip = col.slice(skip), 0
-        if pa.types.is_string(col.type):
-            width = "<i4"
-        elif pa.types.is_large_string(col.type):
-            width = "<i8"
-        else:
-            raise CorpusError(f"column {field!r} holds {col.type}, not strings", path)
+        row += len(col)
+        if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+            col = col.cast(pa.large_string())  # string views: offsets are what the reader takes
+        width = "<i4" if pa.types.is_string(col.type) else "<i8"
         n = len(col)
         _, offsets, data = col.buffers()
         size = np.dtype(width).itemsize

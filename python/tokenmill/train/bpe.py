@@ -173,9 +173,8 @@ def train_bpe(
     except PatternError as e:
         raise PatternError(f"pattern {pattern!r} is neither a known name ({', '.join(PATTERN_NAMES)}) nor a valid regex: {e}") from None
     control = _core.TrainControl(verbose=bool(verbose))
-    # Files with a known pattern go through the core's reader (the one `tokenmill prepare` uses).
-    src.count_into(counter, threads, control, core_reader=src.cuttable, progress=progress, what="distinct pre-tokens",
-                   chunk=_CHUNK)
+    # Files go through the core's reader (the one `tokenmill prepare` uses).
+    src.count_into(counter, threads, control, progress=progress, what="distinct pre-tokens", chunk=_CHUNK)
     t_count = time.monotonic() - t0
     text_bytes = counter.text_bytes
     if text_bytes == 0:

@@ -116,12 +116,12 @@ def train_wordpiece(
         raise TrainingError(f"vocab_size={vocab_size} leaves no room beside the {len(specials)} special tokens; pass a larger vocab_size")
     threads = _default_threads(num_threads)
 
-    # Cut only after line breaks: whitespace is a word boundary for BERT under every option.
-    src = Corpus.from_arg(corpus, text_field=text_field, errors=errors, cuttable=False, chunk_size=_CHUNK)
+    # Safe cut points fall on whitespace (`safe_cut`), a word boundary for BERT under every option.
+    src = Corpus.from_arg(corpus, text_field=text_field, errors=errors, cuttable=True, chunk_size=_CHUNK)
     counter = _core.BertWordCounter(clean_text, handle_chinese_chars, strip_accents, lowercase)
     control = _core.TrainControl()
-    # Files go through the core's reader; its cuts fall on whitespace, a word boundary for BERT.
-    src.count_into(counter, threads, control, core_reader=True, progress=progress, what="distinct words", chunk=_CHUNK)
+    # Files go through the core's reader (the one `tokenmill prepare` uses).
+    src.count_into(counter, threads, control, progress=progress, what="distinct words", chunk=_CHUNK)
     n_words = len(counter)
     text_bytes = counter.text_bytes
     if n_words == 0:

@@ -23,11 +23,13 @@ use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::error::CoreError;
-use crate::pretokenize::cuts::is_cut_point;
+use crate::pretokenize::cuts::{is_cut_point, is_line_point, CutMode};
 
 /// What a source file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,13 +70,23 @@ pub struct ReadOptions {
     pub by_line: bool,
     /// JSON lines: the field that holds the document.
     pub text_field: String,
-    /// Count and skip malformed JSON lines instead of failing.
+    /// Count and skip malformed records (JSON lines, null parquet rows) instead of failing.
     pub skip_bad: bool,
     /// About how many bytes of text a block holds.
     pub block_bytes: usize,
-    /// Whether a plain-text document may be cut into parts at safe points (`is_cut_point`):
-    /// only for tokenizers whose ids do not change when the text is cut there.
-    pub cut: bool,
+    /// Whether, and where, a plain-text document may be cut into parts: `Safe` points only
+    /// for tokenizers whose ids do not change when the text is cut there; `Line` points for
+    /// counting with any other pattern (`pretokenize::cuts`). A document with no such point
+    /// in reach is read on until one comes (so memory holds it whole at worst).
+    pub cut: Option<CutMode>,
+    /// Invalid UTF-8 becomes U+FFFD (as Python's `errors="replace"`: one per maximal invalid
+    /// subsequence), and so does a lone surrogate escape in a JSON string, instead of an
+    /// error. Positions then count decoded bytes, so a lossy read cannot be resumed.
+    pub lossy: bool,
+    /// Drop a byte-order mark (U+FEFF) at the start of each file: training drops it (it marks
+    /// the encoding; it is not text); `prepare` keeps it, as Python's "utf-8" codec does, so
+    /// that a file's ids are `encode(open(path, encoding="utf-8").read())`.
+    pub strip_bom: bool,
     /// Appended to an invalid-UTF-8 error, and to a malformed-record error: what the caller's
     /// user can do about it (the options differ between callers).
     pub utf8_hint: String,
@@ -88,7 +100,9 @@ impl Default for ReadOptions {
             text_field: "text".into(),
             skip_bad: false,
             block_bytes: 1 << 20,
-            cut: false,
+            cut: None,
+            lossy: false,
+            strip_bom: false,
             utf8_hint: "the corpus must be UTF-8".into(),
             record_hint: String::new(),
         }
@@ -138,11 +152,14 @@ pub struct Block {
 struct Open {
     input: Box<dyn BufRead + Send>,
     path: String,
+    gz: bool,
     /// A plain-text document: its first part was sent; its last part was sent.
     doc_open: bool,
     doc_done: bool,
     /// Bytes read but not yet used (an incomplete line or UTF-8 sequence).
     carry: Vec<u8>,
+    /// Whether the source's first bytes were looked at (for a byte-order mark).
+    started: bool,
     eof: bool,
 }
 
@@ -169,12 +186,30 @@ pub struct Reader {
     open: Option<Open>,
     external: Option<OpenExternal>,
     rows: Option<ExternalRows>,
+    /// Bytes read from the files on disk (compressed bytes for gzip), for progress bars.
+    disk: Arc<AtomicU64>,
 }
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+const BOM: &[u8] = b"\xef\xbb\xbf";
+const REPLACEMENT: &[u8] = "\u{fffd}".as_bytes();
 
 fn io_err(path: &str, what: &str, e: std::io::Error) -> CoreError {
     CoreError::Corpus(format!("{path}: {what}: {e}"))
+}
+
+/// A file that counts the bytes read from it.
+struct Counted {
+    file: File,
+    n: Arc<AtomicU64>,
+}
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let k = self.file.read(buf)?;
+        self.n.fetch_add(k as u64, Ordering::Relaxed);
+        Ok(k)
+    }
 }
 
 impl Reader {
@@ -191,7 +226,11 @@ impl Reader {
         start: Position,
         external: Option<OpenExternal>,
     ) -> Result<Self, CoreError> {
-        let mut r = Reader { sources, opts, pos: start, open: None, external, rows: None };
+        if opts.lossy && start != Position::default() {
+            return Err(CoreError::Input("a lossy read (errors=\"replace\") cannot resume from a position".into()));
+        }
+        let disk = Arc::new(AtomicU64::new(0));
+        let mut r = Reader { sources, opts, pos: start, open: None, external, rows: None, disk };
         let whole_file = |r: &Reader| r.sources[r.pos.source].format == Format::Text && !r.opts.by_line;
         if r.pos.source < r.sources.len() && r.pos.offset > 0 && whole_file(&r) {
             // Positions inside a one-document file are those after the document: it is done.
@@ -202,6 +241,7 @@ impl Reader {
             let skip = r.pos.offset;
             if skip > 0 {
                 let o = r.open.as_mut().ok_or_else(|| CoreError::Internal("no open source".into()))?;
+                o.started = true;
                 let got = std::io::copy(&mut (&mut o.input).take(skip), &mut std::io::sink())
                     .map_err(|e| io_err(&o.path, "reading", e))?;
                 if got != skip {
@@ -220,18 +260,32 @@ impl Reader {
         self.pos
     }
 
+    /// Bytes read so far from the files on disk (compressed bytes of a gzip file; a parquet
+    /// file counts in full once read): with read-ahead, a little more than was used.
+    pub fn disk_bytes(&self) -> u64 {
+        self.disk.load(Ordering::Relaxed)
+    }
+
     fn open_current(&mut self) -> Result<(), CoreError> {
         let src = &self.sources[self.pos.source];
         let path = src.path.display().to_string();
         let file = File::open(&src.path).map_err(|e| io_err(&path, "cannot open", e))?;
-        let mut raw = BufReader::with_capacity(1 << 16, file);
+        let mut raw = BufReader::with_capacity(1 << 16, Counted { file, n: self.disk.clone() });
         let head = raw.fill_buf().map_err(|e| io_err(&path, "reading", e))?;
-        let input: Box<dyn BufRead + Send> = if head.starts_with(&GZIP_MAGIC) {
+        let gz = head.starts_with(&GZIP_MAGIC);
+        if !gz && path.to_lowercase().ends_with(".gz") {
+            // The name promises gzip: reading the bytes as text would train on garbage.
+            return Err(CoreError::Corpus(format!(
+                "{path}: corrupt or truncated gzip data (no gzip header); check it with 'gzip -t'"
+            )));
+        }
+        let input: Box<dyn BufRead + Send> = if gz {
             Box::new(BufReader::with_capacity(1 << 16, flate2::bufread::MultiGzDecoder::new(raw)))
         } else {
             Box::new(raw)
         };
-        self.open = Some(Open { input, path, doc_open: false, doc_done: false, carry: Vec::new(), eof: false });
+        let carry = Vec::new();
+        self.open = Some(Open { input, path, gz, doc_open: false, doc_done: false, carry, started: false, eof: false });
         Ok(())
     }
 
@@ -255,14 +309,20 @@ impl Reader {
                 return Ok(Some(b));
             }
             // This source is done.
+            if format == Format::External {
+                let size = std::fs::metadata(&self.sources[self.pos.source].path).map_or(0, |m| m.len());
+                self.disk.fetch_add(size, Ordering::Relaxed);
+            }
             self.open = None;
             self.rows = None;
             self.pos = Position { source: self.pos.source + 1, offset: 0, line: 0, source_documents: 0, ..self.pos };
         }
     }
 
-    /// Reads up to about `want` more bytes into `carry`; false at the end of the input.
-    fn fill(o: &mut Open, want: usize) -> Result<bool, CoreError> {
+    /// Reads up to about `want` more bytes into `carry`; false at the end of the input. A
+    /// byte-order mark at the start of the source is dropped (counted in `pos.offset`: it was
+    /// consumed). In a lossy read, invalid UTF-8 in `carry` becomes U+FFFD as it arrives.
+    fn fill(o: &mut Open, want: usize, pos: &mut Position, opts: &ReadOptions) -> Result<bool, CoreError> {
         if o.eof {
             return Ok(false);
         }
@@ -280,46 +340,76 @@ impl Reader {
         if got == 0 {
             o.eof = true;
         }
-        Ok(o.carry.len() > start)
+        if !o.started && (o.carry.len() >= BOM.len() || o.eof) {
+            o.started = true;
+            if opts.strip_bom && o.carry.starts_with(BOM) {
+                o.carry.drain(..BOM.len());
+                pos.offset += BOM.len() as u64;
+            }
+        }
+        if opts.lossy {
+            replace_invalid(&mut o.carry, start.saturating_sub(3), o.eof);
+        }
+        Ok(got > 0)
     }
 
-    fn utf8_error(path: &str, offset: u64, e: std::str::Utf8Error, hint: &str) -> CoreError {
-        CoreError::Corpus(format!(
-            "{path}: invalid UTF-8 at byte {} (of the uncompressed text); {hint}",
-            offset + e.valid_up_to() as u64
-        ))
+    /// Invalid UTF-8 in `bytes`, which start at byte `offset` of the source (line `line`,
+    /// when lines are counted): the error, worded as Python words it.
+    fn utf8_error(&self, o: &Open, bytes: &[u8], e: std::str::Utf8Error, line: Option<u64>) -> CoreError {
+        let at = e.valid_up_to();
+        let bad = &bytes[at..at + e.error_len().unwrap_or(bytes.len() - at)];
+        let reason = match (e.error_len(), bytes[at]) {
+            (None, _) => "unexpected end of data",
+            (_, 0x80..=0xbf | 0xc0 | 0xc1 | 0xf5..) => "invalid start byte",
+            _ => "invalid continuation byte",
+        };
+        let hex: Vec<String> = bad.iter().map(|b| format!("{b:02x}")).collect();
+        let where_ = if o.gz { " (offset in the uncompressed data)" } else { "" };
+        CoreError::CorpusAt {
+            reason: format!("invalid UTF-8{where_} ({reason}: {}); {}", hex.join(" "), self.opts.utf8_hint),
+            path: o.path.clone(),
+            line,
+            offset: Some(self.pos.offset + at as u64),
+        }
     }
 
     /// Plain text, one document per file: the next part of the current document.
     fn text_block(&mut self) -> Result<Option<Block>, CoreError> {
         let (want, cut) = (self.opts.block_bytes.max(8), self.opts.cut);
-        let o = self.open.as_mut().ok_or_else(|| CoreError::Internal("no open source".into()))?;
+        let mut o = self.open.take().ok_or_else(|| CoreError::Internal("no open source".into()))?;
+        let r = self.text_part(&mut o, want, cut);
+        self.open = Some(o);
+        r
+    }
+
+    fn text_part(&mut self, o: &mut Open, want: usize, cut: Option<CutMode>) -> Result<Option<Block>, CoreError> {
         if o.doc_done {
             return Ok(None);
         }
-        // Read until a block's worth is there (all of it when the document may not be cut).
-        while o.carry.len() < want || !cut {
-            if !Self::fill(o, want.max(o.carry.len()))? {
-                break;
+        // Where this part ends: at the end of the input, else at the last cut point of what
+        // was read; without one, read on (all of it when the document may not be cut).
+        let mut searched = 0;
+        let end = loop {
+            while cut.is_none() || o.carry.len() < searched + want {
+                if !Self::fill(o, want.max(o.carry.len() / 2), &mut self.pos, &self.opts)? {
+                    break;
+                }
             }
-        }
-        // Where this part ends: at the end of the input, else at the last safe point of the
-        // second half of what was read (else the last UTF-8 boundary).
-        let mut end = o.carry.len();
-        if !o.eof {
             let valid = match std::str::from_utf8(&o.carry) {
                 Ok(_) => o.carry.len(),
-                Err(e) if e.error_len().is_none() => e.valid_up_to(), // a sequence cut by the read
-                Err(e) => return Err(Self::utf8_error(&o.path, self.pos.offset, e, &self.opts.utf8_hint)),
+                Err(e) if e.error_len().is_none() && !o.eof => e.valid_up_to(), // a sequence cut by the read
+                Err(e) => return Err(self.utf8_error(o, &o.carry, e, None)),
             };
+            let Some(mode) = cut.filter(|_| !o.eof) else { break o.carry.len() };
             let text = std::str::from_utf8(&o.carry[..valid]).unwrap_or_default();
-            end =
-                (valid / 2..valid).rev().find(|&i| text.is_char_boundary(i) && is_cut_point(text, i)).unwrap_or(valid);
-        }
+            if let Some(p) = last_point(text, searched.max(1), mode) {
+                break p;
+            }
+            searched = valid;
+        };
         let rest = o.carry.split_off(end);
         let bytes = std::mem::replace(&mut o.carry, rest);
-        let text = String::from_utf8(bytes)
-            .map_err(|e| Self::utf8_error(&o.path, self.pos.offset, e.utf8_error(), &self.opts.utf8_hint))?;
+        let text = String::from_utf8(bytes).map_err(|e| CoreError::Internal(format!("{}: {e}", o.path)))?;
         let first = !o.doc_open;
         o.doc_open = true;
         let last = o.eof && o.carry.is_empty();
@@ -338,7 +428,7 @@ impl Reader {
         Ok(Some(Block { text, spans: vec![span], input_bytes, end: self.pos }))
     }
 
-    /// An external source: the next batch of rows (null rows are counted as skipped).
+    /// An external source: the next batch of rows. A null row is a malformed record.
     fn external_block(&mut self) -> Result<Option<Block>, CoreError> {
         let src = &self.sources[self.pos.source];
         let path = src.path.display().to_string();
@@ -357,23 +447,29 @@ impl Reader {
         let bad = || CoreError::Internal(format!("{path}: a batch of rows with inconsistent offsets"));
         let len = data.len();
         let rel = |o: i64| usize::try_from(o - base).ok().filter(|&x| x <= len);
-        let text = String::from_utf8(data).map_err(|e| {
-            let at = e.utf8_error().valid_up_to() as i64 + base;
-            let row = offsets.partition_point(|&o| o <= at).saturating_sub(1) as u64 + self.pos.offset;
-            CoreError::Corpus(format!("{path}: row {row}: invalid UTF-8 in the text column"))
-        })?;
+        let row_at =
+            |at: i64, pos: &Position| offsets.partition_point(|&o| o <= at).saturating_sub(1) as u64 + pos.offset;
+        let text = match String::from_utf8(data) {
+            Ok(t) => t,
+            Err(e) if !self.opts.lossy => {
+                let row = row_at(e.utf8_error().valid_up_to() as i64 + base, &self.pos);
+                let reason = format!("row {row}: invalid UTF-8 in the text column; {}", self.opts.utf8_hint);
+                return Err(CoreError::CorpusAt { reason, path, line: None, offset: None });
+            }
+            // Replacing would move the rows' offsets: each row is decoded on its own.
+            Err(e) => return self.external_lossy(e.into_bytes(), &offsets, valid.as_deref(), &path),
+        };
         let mut block = Block { input_bytes: text.len() as u64, ..Block::default() };
         for i in 0..n {
             let (start, end) = (rel(offsets[i]).ok_or_else(bad)?, rel(offsets[i + 1]).ok_or_else(bad)?);
             if start > end || !text.is_char_boundary(start) || !text.is_char_boundary(end) {
                 return Err(bad());
             }
-            self.pos.offset += 1;
-            self.pos.line += 1;
-            if valid.as_ref().is_some_and(|v| v.get(i / 8).is_some_and(|b| b >> (i % 8) & 1 == 0)) {
-                self.pos.skipped += 1;
+            if self.null_row(valid.as_deref(), i, &path)? {
                 continue;
             }
+            self.pos.offset += 1;
+            self.pos.line += 1;
             self.pos.source_documents += 1;
             if start == end {
                 self.pos.empty += 1;
@@ -386,13 +482,70 @@ impl Reader {
         Ok(Some(block))
     }
 
+    /// Row `i` of a batch is null: counted as skipped with `skip_bad`, else an error.
+    fn null_row(&mut self, valid: Option<&[u8]>, i: usize, path: &str) -> Result<bool, CoreError> {
+        let null = valid.is_some_and(|v| v.get(i / 8).is_some_and(|b| b >> (i % 8) & 1 == 0));
+        if !null {
+            return Ok(false);
+        }
+        if !self.opts.skip_bad {
+            let (row, field, hint) = (self.pos.offset, &self.opts.text_field, &self.opts.record_hint);
+            let sep = if hint.is_empty() { "" } else { " " };
+            let reason = format!("row {row}: column '{field}' is null, not a string{sep}{hint}");
+            return Err(CoreError::CorpusAt { reason, path: path.into(), line: None, offset: None });
+        }
+        self.pos.offset += 1;
+        self.pos.line += 1;
+        self.pos.skipped += 1;
+        Ok(true)
+    }
+
+    /// `external_block` for a lossy read of a batch with invalid UTF-8: row by row.
+    fn external_lossy(
+        &mut self,
+        data: Vec<u8>,
+        offsets: &[i64],
+        valid: Option<&[u8]>,
+        path: &str,
+    ) -> Result<Option<Block>, CoreError> {
+        let base = offsets.first().copied().unwrap_or(0);
+        let mut block = Block { input_bytes: data.len() as u64, ..Block::default() };
+        for i in 0..offsets.len().saturating_sub(1) {
+            let range = usize::try_from(offsets[i] - base).ok().zip(usize::try_from(offsets[i + 1] - base).ok());
+            let Some(row) = range.and_then(|(a, z)| data.get(a..z)) else {
+                return Err(CoreError::Internal(format!("{path}: a batch of rows with inconsistent offsets")));
+            };
+            if self.null_row(valid, i, path)? {
+                continue;
+            }
+            self.pos.offset += 1;
+            self.pos.line += 1;
+            self.pos.source_documents += 1;
+            if row.is_empty() {
+                self.pos.empty += 1;
+                continue;
+            }
+            let start = block.text.len();
+            block.text.push_str(&String::from_utf8_lossy(row));
+            block.spans.push(Span { start, end: block.text.len(), first: true, last: true, pos: self.pos });
+        }
+        block.end = self.pos;
+        Ok(Some(block))
+    }
+
     /// One document per line (plain text or JSON lines): the next block of whole lines.
     fn line_block(&mut self, json: bool) -> Result<Option<Block>, CoreError> {
-        let want = self.opts.block_bytes.max(1);
-        let o = self.open.as_mut().ok_or_else(|| CoreError::Internal("no open source".into()))?;
+        let mut o = self.open.take().ok_or_else(|| CoreError::Internal("no open source".into()))?;
+        let r = self.lines(&mut o, json);
+        self.open = Some(o);
+        r
+    }
+
+    fn lines(&mut self, o: &mut Open, json: bool) -> Result<Option<Block>, CoreError> {
+        let (want, lossy) = (self.opts.block_bytes.max(1), self.opts.lossy);
         // Whole lines: read until a block's worth holds a line break, or the input ends.
         while !(o.eof || o.carry.len() >= want && memchr::memchr(b'\n', &o.carry).is_some()) {
-            Self::fill(o, want)?;
+            Self::fill(o, want, &mut self.pos, &self.opts)?;
         }
         let cut = if o.eof { o.carry.len() } else { memchr::memrchr(b'\n', &o.carry).map_or(0, |i| i + 1) };
         if cut == 0 {
@@ -401,12 +554,16 @@ impl Reader {
         let rest = o.carry.split_off(cut);
         let bytes = std::mem::replace(&mut o.carry, rest);
         let mut block = Block { input_bytes: bytes.len() as u64, ..Block::default() };
-        let (field, skip_bad, path) = (&self.opts.text_field, self.opts.skip_bad, &o.path);
-        let (utf8_hint, record_hint) = (&self.opts.utf8_hint, &self.opts.record_hint);
-        let pos = &mut self.pos;
         if !json {
-            let text =
-                String::from_utf8(bytes).map_err(|e| Self::utf8_error(path, pos.offset, e.utf8_error(), utf8_hint))?;
+            let text = match String::from_utf8(bytes) {
+                Ok(t) => t,
+                Err(e) => {
+                    let (bytes, e) = (e.as_bytes(), e.utf8_error());
+                    let line = self.pos.line + 1 + memchr::memchr_iter(b'\n', &bytes[..e.valid_up_to()]).count() as u64;
+                    return Err(self.utf8_error(o, bytes, e, Some(line)));
+                }
+            };
+            let pos = &mut self.pos;
             let mut start = 0;
             for line_end in
                 memchr::memchr_iter(b'\n', text.as_bytes()).chain((!text.ends_with('\n')).then_some(text.len()))
@@ -426,12 +583,18 @@ impl Reader {
             }
             block.text = text;
         } else {
+            if let Err(e) = std::str::from_utf8(&bytes) {
+                let line = self.pos.line + 1 + memchr::memchr_iter(b'\n', &bytes[..e.valid_up_to()]).count() as u64;
+                return Err(self.utf8_error(o, &bytes, e, Some(line)));
+            }
             let mut text = String::with_capacity(bytes.len());
+            let (field, skip_bad) = (&self.opts.text_field, self.opts.skip_bad);
+            let record_hint = &self.opts.record_hint;
+            let pos = &mut self.pos;
             let mut start = 0;
             for line_end in memchr::memchr_iter(b'\n', &bytes).chain((!bytes.ends_with(b"\n")).then_some(bytes.len())) {
                 let next = (line_end + 1).min(bytes.len());
                 let line = &bytes[start..line_end];
-                let at = pos.offset;
                 pos.offset += (next - start) as u64;
                 pos.line += 1;
                 start = next;
@@ -439,7 +602,7 @@ impl Reader {
                     continue; // blank lines are not records
                 }
                 let s = text.len();
-                match json_text_into(line, field, &mut text) {
+                match json_record(line, field, lossy, &mut text) {
                     Ok(()) => {
                         pos.source_documents += 1;
                         if text.len() == s {
@@ -448,21 +611,142 @@ impl Reader {
                         }
                         block.spans.push(Span { start: s, end: text.len(), first: true, last: true, pos: *pos });
                     }
-                    Err(why) if skip_bad => {
-                        let _ = (why, at);
-                        pos.skipped += 1;
-                    }
+                    Err(_) if skip_bad => pos.skipped += 1,
                     Err(why) => {
                         let sep = if record_hint.is_empty() { "" } else { " " };
-                        return Err(CoreError::Corpus(format!("{path}:{}: {why}{sep}{record_hint}", pos.line)));
+                        let reason = format!("{why}{sep}{record_hint}");
+                        return Err(CoreError::CorpusAt {
+                            reason,
+                            path: o.path.clone(),
+                            line: Some(pos.line),
+                            offset: None,
+                        });
                     }
                 }
             }
             block.text = text;
         }
-        block.end = *pos;
+        block.end = self.pos;
         Ok(Some(block))
     }
+}
+
+/// The last cut point `p` of `text` with `lo <= p < text.len()` (see `ReadOptions::cut`).
+fn last_point(text: &str, lo: usize, mode: CutMode) -> Option<usize> {
+    let hi = text.len();
+    let mut points = (lo..hi).rev().filter(|&i| text.is_char_boundary(i));
+    match mode {
+        CutMode::Safe => points.find(|&i| is_cut_point(text, i)),
+        // Rule A anywhere in reach beats any line break (`cuts::last_cut`'s `Line` mode).
+        CutMode::Line => points.find(|&i| is_line_point(text, i)).or_else(|| {
+            let b = text.as_bytes();
+            memchr::memrchr(b'\n', &b[lo.saturating_sub(1)..hi.saturating_sub(1)]).map(|j| j + lo.saturating_sub(1) + 1)
+        }),
+    }
+}
+
+/// Replaces each invalid UTF-8 sequence in `buf[from..]` (`from` is at or before the first
+/// byte not yet checked) by U+FFFD, as Python's decoder does with `errors="replace"`; an
+/// incomplete sequence at the end stays for the next read, unless `eof`.
+fn replace_invalid(buf: &mut Vec<u8>, from: usize, eof: bool) {
+    // Back to a character start, so a sequence cut by the previous read is seen whole.
+    let mut i = from.min(buf.len());
+    while i > 0 && buf[i] & 0xc0 == 0x80 {
+        i -= 1;
+    }
+    let Err(first) = std::str::from_utf8(&buf[i..]) else { return };
+    if first.error_len().is_none() && !eof {
+        return;
+    }
+    let mut out = Vec::with_capacity(buf.len() + 16);
+    out.extend_from_slice(&buf[..i]);
+    let mut rest = &buf[i..];
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(_) => {
+                out.extend_from_slice(rest);
+                break;
+            }
+            Err(e) => {
+                let (ok, bad) = rest.split_at(e.valid_up_to());
+                out.extend_from_slice(ok);
+                match e.error_len() {
+                    Some(n) => {
+                        out.extend_from_slice(REPLACEMENT);
+                        rest = &bad[n..];
+                    }
+                    None if eof => {
+                        out.extend_from_slice(REPLACEMENT);
+                        break;
+                    }
+                    None => {
+                        out.extend_from_slice(bad);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    *buf = out;
+}
+
+/// The document of a JSON line (see `json_text_into`), worded as Python words it. A lone
+/// surrogate escape (`"\ud83d"`, which JSON allows and UTF-8 cannot hold) is U+FFFD in a
+/// lossy read, else an error when it is in the text field.
+fn json_record(line: &[u8], field: &str, lossy: bool, out: &mut String) -> Result<(), String> {
+    let mark = out.len();
+    match json_text_into(line, field, out) {
+        // serde_json refuses a lone surrogate escape; Python's json accepts it.
+        Err(e) if e.contains("surrogate") || e.contains("hex escape") => {
+            let (fixed, lone) = replace_lone_surrogates(line);
+            json_text_into(&fixed, field, out)?;
+            if !lossy && out[mark..].contains('\u{fffd}') {
+                out.truncate(mark);
+                let hint = "which is not valid Unicode; pass errors=\"replace\" to substitute U+FFFD";
+                return Err(format!("text has a lone surrogate U+{:04X} (a JSON escape), {hint}", lone.unwrap_or(0)));
+            }
+            Ok(())
+        }
+        r => r,
+    }
+}
+
+/// `line` with every lone surrogate escape `\uD800`..`\uDFFF` in a string made `\uFFFD` (the
+/// same length), and the first one's code unit.
+fn replace_lone_surrogates(line: &[u8]) -> (Vec<u8>, Option<u32>) {
+    let mut out = line.to_vec();
+    let mut first = None;
+    let unit = |b: &[u8], i: usize| -> Option<u32> {
+        let hex = b.get(i..i + 6).filter(|h| h[0] == b'\\' && h[1] == b'u')?;
+        u32::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    };
+    let (mut i, mut in_str) = (0, false);
+    while i < line.len() {
+        match line[i] {
+            b'"' => in_str = !in_str,
+            b'\\' if in_str => {
+                let Some(u) = unit(line, i) else {
+                    i += 2; // a one-character escape
+                    continue;
+                };
+                let high = (0xd800..0xdc00).contains(&u);
+                let paired = high && unit(line, i + 6).is_some_and(|v| (0xdc00..0xe000).contains(&v));
+                if paired {
+                    i += 12;
+                    continue;
+                }
+                if (0xd800..0xe000).contains(&u) {
+                    out[i + 2..i + 6].copy_from_slice(b"FFFD");
+                    first.get_or_insert(u);
+                }
+                i += 6;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (out, first)
 }
 
 /// Appends the string in field `field` of the JSON object `line` to `out`, or says why there
@@ -492,60 +776,101 @@ fn json_text_into(line: &[u8], field: &str, out: &mut String) -> Result<(), Stri
             Ok(Err("null"))
         }
         fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(Err("a boolean"))
+            Ok(Err("boolean"))
         }
         fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(Err("a number"))
+            Ok(Err("number"))
         }
         fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(Err("a number"))
+            Ok(Err("number"))
         }
         fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(Err("a number"))
+            Ok(Err("number"))
         }
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
             while seq.next_element::<IgnoredAny>()?.is_some() {}
-            Ok(Err("an array"))
+            Ok(Err("array"))
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
             while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-            Ok(Err("an object"))
+            Ok(Err("object"))
         }
+    }
+    /// The line's top level: an object (with the field's outcome, if it has the field, and
+    /// its first keys), or the kind of anything else.
+    enum Top {
+        Object(Option<Result<(), &'static str>>, Vec<String>, usize),
+        Other(&'static str),
     }
     struct Find<'f, 'o>(&'f str, &'o mut String);
     impl<'de> Visitor<'de> for Find<'_, '_> {
-        type Value = Option<Result<(), &'static str>>;
+        type Value = Top;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a JSON object")
+            f.write_str("a JSON value")
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let mut found = None;
+            let (mut found, mut keys, mut n) = (None, Vec::new(), 0);
             while let Some(key) = map.next_key::<Cow<'de, str>>()? {
                 if key == self.0 && found.is_none() {
                     found = Some(map.next_value_seed(Append(&mut *self.1))?);
                 } else {
                     map.next_value::<IgnoredAny>()?;
                 }
+                if keys.len() < 10 {
+                    keys.push(key.into_owned());
+                }
+                n += 1;
             }
-            Ok(found)
+            Ok(Top::Object(found, keys, n))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(Top::Other("array"))
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(Top::Other("string"))
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(Top::Other("null"))
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(Top::Other("boolean"))
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(Top::Other("number"))
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(Top::Other("number"))
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(Top::Other("number"))
         }
     }
     let mark = out.len();
     let mut de = serde_json::Deserializer::from_slice(line);
-    let got = de
-        .deserialize_map(Find(field, out))
-        .map_err(|e| {
-            if e.is_data() {
-                "the line is not a JSON object".to_string()
-            } else {
-                format!("malformed JSON ({e})")
-            }
-        })
-        .and_then(|got| de.end().map(|_| got).map_err(|e| format!("malformed JSON ({e})")));
+    let malformed = |e: serde_json::Error| {
+        // serde's wording, without its "at line 1" (a JSON line has one line).
+        let msg = e.to_string();
+        let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+        format!("line is not valid JSON ({msg} at column {})", e.column())
+    };
+    let got = de.deserialize_any(Find(field, out)).map_err(malformed).and_then(|got| {
+        de.end().map_err(malformed)?;
+        Ok(got)
+    });
+    let quoted = format!("'{}'", field.replace('\\', "\\\\").replace('\'', "\\'"));
     let r = match got {
-        Ok(Some(Ok(()))) => return Ok(()),
-        Ok(Some(Err(kind))) => Err(format!("field {field:?} is {kind}, not a string")),
-        Ok(None) => Err(format!("no field {field:?}")),
+        Ok(Top::Object(Some(Ok(())), ..)) => return Ok(()),
+        Ok(Top::Object(Some(Err(kind)), ..)) => Err(format!("field {quoted} is a JSON {kind}, not a string")),
+        Ok(Top::Object(None, keys, n)) => {
+            // As Python's `sources.preview` words a list of names.
+            let more = if n > keys.len() { format!(", ... and {} more", n - keys.len()) } else { String::new() };
+            let shown = if n == 0 { "none".to_string() } else { keys.join(", ") };
+            Err(format!(
+                "line has no field {quoted} (fields: {shown}{more}); pass text_field=... to read another field"
+            ))
+        }
+        Ok(Top::Other(kind)) => Err(format!("line is a JSON {kind}, not an object with a {quoted} field")),
         Err(e) => Err(e),
     };
     out.truncate(mark);
@@ -610,7 +935,7 @@ mod tests {
         let g = tmp("c.txt.gz", &gz.finish().unwrap());
         let e = tmp("empty.txt", b"");
         let srcs = [(g.clone(), Format::Text), (e, Format::Text), (g, Format::Text)];
-        for cut in [false, true] {
+        for cut in [None, Some(CutMode::Safe), Some(CutMode::Line)] {
             let o = ReadOptions { cut, block_bytes: 1000, ..ReadOptions::default() };
             let all = docs(&srcs, o, Position::default()).unwrap();
             // The empty file is an empty document: counted, not yielded.
@@ -626,10 +951,10 @@ mod tests {
         let bad = tmp("bad.txt", b"ok\nbad \xff here\n");
         let o = ReadOptions { by_line: true, ..ReadOptions::default() };
         let e = docs(&[(bad.clone(), Format::Text)], o, Position::default()).unwrap_err().to_string();
-        assert!(e.contains("bad.txt") && e.contains("invalid UTF-8 at byte 7"), "{e}");
+        assert!(e.contains("bad.txt:2: byte 7: invalid UTF-8 (invalid start byte: ff)"), "{e}");
         let j = tmp("bad.jsonl", b"{\"text\": \"a\"}\n{\"text\": 3}\n[1]\n{\"t\": \"x\"}\n{oops\n");
         let e = docs(&[(j.clone(), Format::Jsonl)], ReadOptions::default(), Position::default()).unwrap_err();
-        assert!(e.to_string().contains("bad.jsonl:2: field \"text\" is a number"), "{e}");
+        assert!(e.to_string().contains("bad.jsonl:2: field 'text' is a JSON number, not a string"), "{e}");
         let o = ReadOptions { skip_bad: true, ..ReadOptions::default() };
         let all = docs(&[(j, Format::Jsonl)], o, Position::default()).unwrap();
         assert_eq!(all.len(), 1);
@@ -645,5 +970,77 @@ mod tests {
                 .unwrap_err()
                 .to_string();
         assert!(e.contains("/nonexistent/x.txt: cannot open"), "{e}");
+    }
+
+    #[test]
+    fn a_document_without_cut_points_is_not_cut() {
+        // No whitespace and no line break: no point where a cut is known to be safe.
+        let text = "ab,cd;".repeat(2000);
+        let t = tmp("nocut.txt", text.as_bytes());
+        for cut in [Some(CutMode::Safe), Some(CutMode::Line)] {
+            let o = ReadOptions { cut, block_bytes: 1000, ..ReadOptions::default() };
+            let sources = vec![Source { path: t.clone(), format: Format::Text }];
+            let mut r = Reader::new(sources, o, Position::default()).unwrap();
+            let b = r.next_block().unwrap().unwrap();
+            assert_eq!(
+                (b.text.as_str(), b.spans.len(), b.spans[0].first, b.spans[0].last),
+                (text.as_str(), 1, true, true)
+            );
+        }
+        // With points, parts end at them (rule B: a letter before whitespace) and stay near the block size.
+        let text = "word ".repeat(2000);
+        let t = tmp("cut.txt", text.as_bytes());
+        let o = ReadOptions { cut: Some(CutMode::Safe), block_bytes: 1000, ..ReadOptions::default() };
+        let mut r = Reader::new(vec![Source { path: t, format: Format::Text }], o, Position::default()).unwrap();
+        let mut parts = Vec::new();
+        while let Some(b) = r.next_block().unwrap() {
+            parts.push(b.text);
+        }
+        assert!(
+            parts.len() > 5 && parts.iter().all(|p| p.len() <= 2000),
+            "{:?}",
+            parts.iter().map(String::len).collect::<Vec<_>>()
+        );
+        assert!(parts[..parts.len() - 1].iter().all(|p| p.ends_with('d')));
+        assert_eq!(parts.concat(), text);
+    }
+
+    #[test]
+    fn lossy_reads_replace_as_python_does() {
+        // Invalid bytes at every position around a block boundary, a sequence cut by the end.
+        for k in 60..70 {
+            let mut data = b"a".repeat(k);
+            data.extend_from_slice(b"\xe2\x82\xff \xed\xa0\x80 ok \xf0\x9f\x98");
+            let t = tmp("lossy.txt", &data);
+            let o = ReadOptions { lossy: true, cut: Some(CutMode::Safe), block_bytes: 64, ..ReadOptions::default() };
+            let all = docs(&[(t, Format::Text)], o, Position::default()).unwrap();
+            let want = "a".repeat(k) + "\u{fffd}\u{fffd} \u{fffd}\u{fffd}\u{fffd} ok \u{fffd}";
+            assert_eq!(all[0].0, want);
+        }
+        let j = tmp("lossy.jsonl", b"{\"text\": \"a\xffb\"}\n{\"text\": \"\\ud83d!\", \"x\": \"\\\\ud800\"}\n");
+        let o = ReadOptions { lossy: true, ..ReadOptions::default() };
+        let all = docs(&[(j.clone(), Format::Jsonl)], o, Position::default()).unwrap();
+        assert_eq!(all.iter().map(|d| d.0.as_str()).collect::<Vec<_>>(), ["a\u{fffd}b", "\u{fffd}!"]);
+        let e = docs(&[(j, Format::Jsonl)], ReadOptions::default(), Position::default()).unwrap_err().to_string();
+        assert!(e.contains("lossy.jsonl:1: byte 11: invalid UTF-8 (invalid start byte: ff)"), "{e}");
+        // A lone surrogate outside the text field is no error; in it, one naming the code unit.
+        let j = tmp("sur.jsonl", b"{\"text\": \"ok\", \"x\": \"\\udc00\"}\n{\"text\": \"\\ud83d\"}\n");
+        let e = docs(&[(j, Format::Jsonl)], ReadOptions::default(), Position::default()).unwrap_err().to_string();
+        assert!(e.contains("sur.jsonl:2: text has a lone surrogate U+D83D"), "{e}");
+    }
+
+    #[test]
+    fn byte_order_marks_are_not_text() {
+        let t = tmp("bom.txt", b"\xef\xbb\xbfone\ntwo\n");
+        let j = tmp("bom.jsonl", b"\xef\xbb\xbf{\"text\": \"x\"}\n");
+        let o = ReadOptions { by_line: true, strip_bom: true, ..ReadOptions::default() };
+        let all = docs(&[(t.clone(), Format::Text), (j, Format::Jsonl)], o, Position::default()).unwrap();
+        assert_eq!(all.iter().map(|d| d.0.as_str()).collect::<Vec<_>>(), ["one", "two", "x"]);
+        let o = ReadOptions { strip_bom: true, ..ReadOptions::default() };
+        let all = docs(&[(t.clone(), Format::Text)], o, Position::default()).unwrap();
+        assert_eq!(all[0].0, "one\ntwo\n");
+        assert_eq!(all[0].1.offset, 11, "the mark is consumed input");
+        let all = docs(&[(t, Format::Text)], ReadOptions::default(), Position::default()).unwrap();
+        assert_eq!(all[0].0, "\u{feff}one\ntwo\n", "kept unless strip_bom");
     }
 }

@@ -83,6 +83,12 @@ fn rule_a(text: &str, p: usize) -> bool {
     }
 }
 
+/// True when byte offset `p` of `text` is a rule A point (`CutMode::Line`'s first choice).
+#[inline]
+pub fn is_line_point(text: &str, p: usize) -> bool {
+    rule_a(text, p)
+}
+
 /// True when byte offset `p` of `text` is a rule A or rule B point.
 #[inline]
 pub fn is_cut_point(text: &str, p: usize) -> bool {
