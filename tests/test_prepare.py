@@ -283,8 +283,11 @@ def test_layouts_read_back(tmp_path, texts, tm, layout):
 
 def test_other_families_through_their_tokenizer_json(tmp_path, shared_data, texts):
     """WordPiece (vocab.txt) runs through its tokenizer.json export: the same ids as its encode.
-    Families without a tokenizer.json form (word, char, classic BPE) are refused by name."""
+    Families without a tokenizer.json form (word, char, classic BPE) run through their own
+    encode_ordinary: the same ids, from an object or from their saved file, resumable."""
     from tokenmill.models.char import CharLevel
+    from tokenmill.models.classic_bpe import ClassicBPE
+    from tokenmill.models.wordlevel import WordLevel
 
     lines = texts[:150]
     (tmp_path / "a.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -292,8 +295,19 @@ def test_other_families_through_their_tokenizer_json(tmp_path, shared_data, text
     prepare([tmp_path / "a.txt"], tmp_path / "wp", tokenizer=wp, by_line=True, quiet=True)
     want = [i for t in lines for i in wp.encode(t, add_special_tokens=False) + [wp.token_to_id("[SEP]")]]
     assert read_all(tmp_path / "wp")[0].tolist() == want
-    with pytest.raises(UnsupportedError, match="CharLevel"):
-        prepare([tmp_path / "a.txt"], tmp_path / "char", tokenizer=CharLevel.train(lines), eot="none", quiet=True)
+    for tok, eot in [(CharLevel.train(lines), "none"), (WordLevel.train(lines), "append"), (ClassicBPE.train(lines, 300), "none")]:
+        name = type(tok).__name__
+        s = prepare([tmp_path / "a.txt"], tmp_path / name, tokenizer=tok, by_line=True, eot=eot, quiet=True,
+                    shard_tokens=500, num_workers=2)
+        tail = [tok.special_tokens["<|endoftext|>"]] if eot == "append" else []
+        want = [i for t in lines for i in tok.encode_ordinary(t) + tail]
+        assert read_all(tmp_path / name)[0].tolist() == want, name
+        assert s["tokens"] == len(want) and s["shards"] > 1
+        tok.save(tmp_path / f"{name}.json")
+        prepare([tmp_path / "a.txt"], tmp_path / f"{name}-file", tokenizer=tmp_path / f"{name}.json", by_line=True,
+                eot=eot, quiet=True, shard_tokens=500)
+        assert files(tmp_path / f"{name}-file").keys() == files(tmp_path / name).keys()
+        assert read_all(tmp_path / f"{name}-file")[0].tolist() == want
 
 
 def test_ranks_and_executor_give_the_local_bytes(tmp_path, texts):

@@ -48,7 +48,27 @@ impl DocEncoder for Sequence<'_> {
     }
 }
 
-/// Runs `prepare`; returns the summary as JSON text.
+/// A tokenizer with no compiled form (word, char, classic BPE): its `encode_ordinary(text)`,
+/// called on the interpreter (the workers take turns; reading and writing stay parallel). The
+/// Python exception it raises is kept in `slot`.
+struct PyEncode<'a> {
+    encode: &'a Py<PyAny>,
+    slot: &'a ErrSlot,
+}
+
+impl DocEncoder for PyEncode<'_> {
+    type Scratch = ();
+    fn encode_doc(&self, text: &str, out: &mut Vec<u32>, _: &mut ()) -> Result<(), CoreError> {
+        Python::attach(|py| {
+            let ids = self.encode.call1(py, (text,)).and_then(|r| r.extract::<Vec<u32>>(py));
+            out.extend(ids.map_err(|e| self.slot.keep("encode_ordinary", e))?);
+            Ok(())
+        })
+    }
+}
+
+/// Runs `prepare`; returns the summary as JSON text. `tokenizer`: a `CoreBPE`, an
+/// `HfTokenizer`, or a Python callable `encode_ordinary(text) -> list[int]`.
 #[pyfunction]
 #[pyo3(signature = (tokenizer, sources, out, *, shard_tokens, workers, eot, eot_id, dtype, layout, by_line, text_field,
                     skip_bad, skip_ids, unit=0, block_bytes=1 << 20, progress=None, open_rows=None))]
@@ -83,6 +103,7 @@ pub(crate) fn prepare(
     let hf_obj = tokenizer.cast::<PyHfTokenizer>().ok();
     let bpe: Option<&CoreBpe> = bpe_obj.as_ref().map(|b| &b.get().inner);
     let hf: Option<&HfTokenizer> = hf_obj.as_ref().map(|h| h.get().core());
+    let callable = (bpe.is_none() && hf.is_none() && tokenizer.is_callable()).then(|| tokenizer.clone().unbind());
     // Only the hand-matched patterns have proven safe cut points (`pretokenize::cuts`).
     let cut = bpe.is_some_and(|b| b.pretokenizer.is_fast());
     let opts = PrepareOptions {
@@ -125,8 +146,10 @@ pub(crate) fn prepare(
                 core_prepare(&Ordinary(b), sources, rows, &opts, &mut report)
             } else if let Some(tok) = hf {
                 core_prepare(&Sequence { tok, skip: &skip_ids }, sources, rows, &opts, &mut report)
+            } else if let Some(encode) = &callable {
+                core_prepare(&PyEncode { encode, slot: &slot }, sources, rows, &opts, &mut report)
             } else {
-                Err(CoreError::Input("prepare needs a compiled tokenizer (CoreBPE or HfTokenizer)".into()))
+                Err(CoreError::Input("prepare needs a CoreBPE, an HfTokenizer or an encode_ordinary callable".into()))
             }
         }))
     });

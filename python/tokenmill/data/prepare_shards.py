@@ -32,10 +32,11 @@ JSON line without its text).
 
 Tokenizers: a byte-level BPE `Encoding` runs on the core's encoder; a ``tokenizer.json`` on
 the core's pipeline for it; a WordPiece tokenizer through its ``tokenizer.json`` export, which
-gives the same ids (the export is tested for that).
+gives the same ids (the export is tested for that); word, char and classic BPE models (no
+``tokenizer.json`` form) through their own ``encode_ordinary``, called by the core's workers
+one at a time (exact, resumable and byte-identical like the rest, but encoding at Python speed).
 
-What it does not do: word, char and classic BPE models (they have no ``tokenizer.json`` form
-yet; an `UnsupportedError` names them), deduplication or filtering.
+What it does not do: deduplication or filtering.
 """
 
 from __future__ import annotations
@@ -95,15 +96,18 @@ def _tokenizer(tokenizer: Any) -> tuple[Any, str, str]:
         return tok, name or tok.name, digest
     if isinstance(tok, HFTokenizer):
         return tok, name or "tokenizer.json", hashlib.sha256(tok._json).hexdigest()
-    # Other families run through their exact tokenizer.json export (WordPiece has one), which
-    # the core compiles like any other file.
+    # WordPiece runs through its exact tokenizer.json export, which the core compiles like any
+    # other file; families without one (word, char, classic BPE) through their own
+    # `encode_ordinary`, called from the core's workers (exact by construction, not parallel).
     import tempfile
 
     with tempfile.TemporaryDirectory() as d:
         try:
             tok.export("hf", os.path.join(d, "tokenizer.json"))
-        except (ValueError, NotImplementedError) as e:
-            raise UnsupportedError(f"prepare cannot run {type(tok).__name__}: it has no tokenizer.json form ({e})") from None
+        except (ValueError, NotImplementedError):
+            tok.save(os.path.join(d, "tokenizer.json"))
+            data = Path(d, "tokenizer.json").read_bytes()
+            return tok, name or type(tok).__name__, hashlib.sha256(data).hexdigest()
         data = Path(d, "tokenizer.json").read_bytes()
     return HFTokenizer(data), name or type(tok).__name__, hashlib.sha256(data).hexdigest()
 
@@ -149,7 +153,8 @@ def _run_unit(tok: Any, sources: list[tuple[str, str, int]], unit: list[int], ou
               report: Callable[[int, int, int], None] | None) -> tuple[int, int]:
     """Writes unit `u` (resuming it) and its marker; returns (shards kept from before, input bytes read)."""
     skip = sorted(int(i) for i in tok.special_tokens.values()) if isinstance(tok, HFTokenizer) else []
-    raw = _core.prepare(tok._core, [(sources[i][0], sources[i][1]) for i in unit], out, unit=u, skip_ids=skip,
+    core = tok._core if isinstance(tok, (Encoding, HFTokenizer)) else tok.encode_ordinary
+    raw = _core.prepare(core, [(sources[i][0], sources[i][1]) for i in unit], out, unit=u, skip_ids=skip,
                         progress=report, open_rows=parquet_rows(cfg["text_field"]), **cfg)
     s = json.loads(raw)
     rec = {"unit": u, "sources": unit, **{k: s[k] for k in ("documents", "tokens", "text_bytes", "skipped", "empty",
