@@ -70,6 +70,17 @@ def test_repeated_short_pieces_match_reference(seed, words):
         assert [toks[bounds[i] : bounds[i + 1]].tolist() for i in range(len(docs))] == want
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 30), st.lists(st.text(alphabet="abc ", min_size=16, max_size=300), min_size=1, max_size=6))
+def test_repeated_long_pieces_match_reference(seed, words):
+    # Pieces of 16 to 300 bytes: those up to 256 bytes are cached in a second table once merged,
+    # longer ones merged every time; every answer must equal the reference.
+    ranks, enc = _toy(seed)
+    ref = ReferenceEncoding(r"[^\n]+|\n", ranks, {"<|x|>": len(ranks)})
+    text = "\n".join((words + ["abc " * 4 + str(i) for i in range(40)]) * 6)
+    assert enc.encode_ordinary(text) == ref.encode_ordinary(text)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(list("ab c\n") + ["<|x|>", "<|", "|>"]), max_size=40))
 def test_specials_match_reference(parts):

@@ -47,23 +47,28 @@ pub struct Scratch {
 /// per call, not once per occurrence (in English prose and code about one piece in twelve
 /// needs merging, and those few pieces cost as much as all the others together).
 ///
-/// Keys are pieces of at most 15 bytes (longer ones are rarely repeated); a value packs the
-/// offset of the piece's tokens in `tokens` and their count. The table is created only after
-/// `WARMUP` merged pieces, so short texts pay nothing. Per call rather than per encoder: an
+/// Pieces of at most 15 bytes are keys of a `ShortKeyTable` (a value packs the offset of the
+/// piece's tokens in `tokens` and their count); longer ones, up to `LONG_MAX` bytes, of a hash
+/// map (CJK runs and whitespace runs of code: on a mixed 100 MB corpus one piece in 80 is long,
+/// they repeat about twice on average, and each costs dozens of merge steps). The tables are
+/// created only after `WARMUP` merged pieces, so short texts pay nothing. Per call rather than per encoder: an
 /// encoder stays immutable and needs no locking, and a large text or a batch (one cache per
 /// worker thread, shared by its documents) still gets the benefit.
 #[derive(Default, Debug, Clone)]
 struct PieceCache {
     table: Option<ShortKeyTable>,
+    long: Option<rustc_hash::FxHashMap<Box<[u8]>, (u32, u32)>>,
     tokens: Vec<Rank>,
     merged: usize,
 }
 
 impl PieceCache {
     const WARMUP: usize = 32;
-    /// Caps memory for a huge call (tens of MB at most): past this many pieces, nothing new is
-    /// cached.
+    /// Caps memory for a huge call (tens of MB at most): past this many short pieces, or long
+    /// pieces, or cached tokens, nothing new is cached.
     const MAX_PIECES: usize = 1 << 18;
+    const MAX_LONG: usize = 1 << 16;
+    const MAX_TOKENS: usize = 1 << 22;
 
     #[inline]
     fn get(&self, key: Key) -> Option<&[Rank]> {
@@ -71,21 +76,44 @@ impl PieceCache {
         Some(&self.tokens[v >> 4..(v >> 4) + (v & 15)])
     }
 
+    /// Longest piece the long-piece map keeps (longer ones are rarely repeated).
+    const LONG_MAX: usize = 256;
+
     #[inline]
     fn insert(&mut self, key: Key, tokens: &[Rank]) {
         match &mut self.table {
-            Some(table) if table.len() < Self::MAX_PIECES => {
+            Some(table) if self.tokens.len() < Self::MAX_TOKENS && table.len() < Self::MAX_PIECES => {
                 // A piece of at most 15 bytes has at most 15 tokens: the count fits in 4 bits.
                 table.insert(key, (self.tokens.len() << 4 | tokens.len()) as u32);
                 self.tokens.extend_from_slice(tokens);
             }
             Some(_) => {}
-            None => {
-                self.merged += 1;
-                if self.merged >= Self::WARMUP {
-                    self.table = Some(ShortKeyTable::with_capacity(1024));
-                }
+            None => self.warm_up(),
+        }
+    }
+
+    fn warm_up(&mut self) {
+        self.merged += 1;
+        if self.merged >= Self::WARMUP {
+            self.table = Some(ShortKeyTable::with_capacity(1024));
+            self.long = Some(Default::default());
+        }
+    }
+
+    #[inline]
+    fn get_long(&self, piece: &[u8]) -> Option<&[Rank]> {
+        let &(at, n) = self.long.as_ref()?.get(piece)?;
+        Some(&self.tokens[at as usize..(at + n) as usize])
+    }
+
+    fn insert_long(&mut self, piece: &[u8], tokens: &[Rank]) {
+        match &mut self.long {
+            Some(long) if self.tokens.len() < Self::MAX_TOKENS && long.len() < Self::MAX_LONG => {
+                long.insert(piece.into(), (self.tokens.len() as u32, tokens.len() as u32));
+                self.tokens.extend_from_slice(tokens);
             }
+            Some(_) => {}
+            None => self.warm_up(),
         }
     }
 }
@@ -121,6 +149,14 @@ pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scrat
         out.push(r);
         return;
     }
+    let cached = piece.len() <= PieceCache::LONG_MAX;
+    if cached {
+        if let Some(tokens) = scratch.cache.get_long(piece) {
+            out.extend_from_slice(tokens);
+            return;
+        }
+    }
+    let before = out.len();
     if piece.len() <= LONG_THRESHOLD {
         merge_small(vocab, piece, out, scratch)
     } else {
@@ -130,6 +166,9 @@ pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scrat
             start = cut;
         }
         merge_part(vocab, &piece[start..], out, scratch);
+    }
+    if cached {
+        scratch.cache.insert_long(piece, &out[before..]);
     }
 }
 
