@@ -54,10 +54,13 @@ pub struct Scratch {
 /// created only after `WARMUP` merged pieces, so short texts pay nothing. Per call rather than per encoder: an
 /// encoder stays immutable and needs no locking, and a large text or a batch (one cache per
 /// worker thread, shared by its documents) still gets the benefit.
+/// Long piece -> (offset, count) of its tokens in `PieceCache::tokens`.
+type LongPieces = rustc_hash::FxHashMap<Box<[u8]>, (u32, u32)>;
+
 #[derive(Default, Debug, Clone)]
 struct PieceCache {
     table: Option<ShortKeyTable>,
-    long: Option<rustc_hash::FxHashMap<Box<[u8]>, (u32, u32)>>,
+    long: Option<LongPieces>,
     tokens: Vec<Rank>,
     merged: usize,
 }
