@@ -62,7 +62,8 @@ class Encoding(Tokenizer):
     [256, 99, 257]
     """
 
-    __slots__ = ("_name", "_core", "_special_cache", "_specials", "_explicit_n_vocab", "_training", "_by_name", "__weakref__")
+    __slots__ = ("_name", "_core", "_special_cache", "_specials", "_explicit_n_vocab", "_training", "_by_name", "_ranks_sha256",
+                 "__weakref__")
 
     model_type = "byte_bpe"
     _pretty_json = False  # a 200k-token vocabulary one entry per line is not worth reading
@@ -78,6 +79,7 @@ class Encoding(Tokenizer):
         _core_bpe: "_core.CoreBPE | None" = None,
         _training: dict | None = None,
         _by_name: "Callable[[str], Encoding] | None" = None,
+        _ranks_sha256: str | None = None,
     ):
         if not isinstance(name, str):
             raise TypeError(f"Encoding name must be a str, not {type(name).__name__}")
@@ -100,8 +102,11 @@ class Encoding(Tokenizer):
         self._special_cache: dict = {}
         self._explicit_n_vocab = explicit_n_vocab
         self._training = dict(_training) if _training else None
-        # Set by tokenmill.registry for the standard encodings: pickles hold just the name.
+        # Set by tokenmill.registry for the standard encodings: pickles hold just the name; and
+        # the sha256 of `rank_file_bytes()`, known there (the file's published hash), so that
+        # identifying an encoding (`tokenmill.data.prepare`) costs no dump and no hashing.
         self._by_name = _by_name
+        self._ranks_sha256 = _ranks_sha256
         if explicit_n_vocab is not None:
             n_tokens = _core_bpe.n_mergeable + len(self._specials)
             if n_tokens != explicit_n_vocab or _core_bpe.n_vocab != explicit_n_vocab:
@@ -164,6 +169,14 @@ class Encoding(Tokenizer):
         50256
         """
         return self._core.mergeable_ranks()
+
+    def _ranks_digest(self) -> str:
+        """sha256 hex digest of `rank_file_bytes` (known without computing it for the standard encodings)."""
+        if self._ranks_sha256 is None:
+            import hashlib
+
+            return hashlib.sha256(self.rank_file_bytes()).hexdigest()
+        return self._ranks_sha256
 
     def rank_file_bytes(self) -> bytes:
         """The mergeable tokens as a tiktoken rank file (``<base64> <rank>`` lines, by rank).

@@ -135,7 +135,8 @@ def _build(name: str) -> Encoding:
         data = read_verified(p, _FILES[fname])
     # p50k_base's ranks skip 50256 (the id of <|endoftext|>), so gaps are allowed here.
     core = _core.CoreBPE.from_tiktoken_bytes(data, list(specials.items()), pattern, True)
-    return Encoding(name, explicit_n_vocab=n_vocab, _core_bpe=core, _by_name=get_encoding)
+    # The rank file is the one OpenAI published (checked above), which `rank_file_bytes` gives back.
+    return Encoding(name, explicit_n_vocab=n_vocab, _core_bpe=core, _by_name=get_encoding, _ranks_sha256=_FILES[fname])
 
 
 def encoding_name_for_model(model_name: str) -> str:

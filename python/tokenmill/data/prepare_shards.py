@@ -92,7 +92,7 @@ def _tokenizer(tokenizer: Any) -> tuple[Any, str, str]:
     tok = load(name) if name is not None else tokenizer
     if isinstance(tok, Encoding):
         body = json.dumps({"pattern": tok.pattern, "specials": sorted(tok.special_tokens.items())}).encode()
-        digest = hashlib.sha256(tok.rank_file_bytes() + b"\0" + body).hexdigest()
+        digest = hashlib.sha256(tok._ranks_digest().encode() + b"\0" + body).hexdigest()
         return tok, name or tok.name, digest
     if isinstance(tok, HFTokenizer):
         return tok, name or "tokenizer.json", hashlib.sha256(tok._json).hexdigest()
