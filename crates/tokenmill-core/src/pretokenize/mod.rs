@@ -75,16 +75,7 @@ impl Pretokenizer {
     pub fn for_each_piece<F: FnMut(usize, usize)>(&self, text: &str, mut f: F) -> Result<(), CoreError> {
         match self {
             Pretokenizer::Fast(kind) => {
-                let mut pos = 0;
-                while pos < text.len() {
-                    let mut end = kind.next_end(text, pos);
-                    // Defensive: a matcher bug must not turn into an endless loop.
-                    if end <= pos || end > text.len() || !text.is_char_boundary(end) {
-                        end = pos + text[pos..].chars().next().map_or(1, char::len_utf8);
-                    }
-                    f(pos, end);
-                    pos = end;
-                }
+                kind.for_each_piece(text, f);
                 Ok(())
             }
             Pretokenizer::Regex(re) => {
