@@ -174,6 +174,18 @@ impl WordCounter {
         run(py, || self.with(|c| c.add(word, count)))
     }
 
+    /// The counts as bytes (a tagged, versioned format; see `WordCounts::to_bytes`), for
+    /// counts made in another process to be added with `merge_bytes`.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let v = run(py, || self.with(|c| c.to_bytes()))?;
+        Ok(PyBytes::new(py, &v))
+    }
+
+    /// Adds counts written by `to_bytes` (InputError for a blob that is not one).
+    fn merge_bytes(&self, py: Python<'_>, data: &[u8]) -> PyResult<()> {
+        run(py, || self.with(|c| c.merge_bytes(data)))
+    }
+
     fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
         run(py, || self.with(|c| Ok(c.len())))
     }
