@@ -64,7 +64,8 @@ impl TrainControl {
 /// each JSON line's `text_field`, in blocks of about a megabyte cut at `cut` points (`"safe"`
 /// or `"line"`, see `pretokenize::cuts`), with invalid UTF-8 an error or, with
 /// `errors="replace"`, U+FFFD. `progress(bytes read from disk)` is called after each block,
-/// and a pending interrupt (Ctrl-C) stops the reading. Returns the bytes read from disk.
+/// and a pending interrupt (Ctrl-C) stops the reading. Returns the bytes read from disk and
+/// the documents read (empty ones included).
 #[allow(clippy::too_many_arguments)]
 fn read_files(
     py: Python<'_>,
@@ -75,14 +76,16 @@ fn read_files(
     progress: Option<Py<PyAny>>,
     open_rows: Option<Py<PyAny>>,
     mut count: impl FnMut(&[&str]) -> Result<(), CoreError> + Send,
-) -> PyResult<u64> {
+) -> PyResult<(u64, u64)> {
     let opts = crate::data::read_options(cut, errors).map(|o| ReadOptions { text_field, ..o });
     let slot = crate::data::ErrSlot::default();
     let rows = crate::data::external(open_rows, &slot);
     let r = py.detach(|| {
         std::panic::catch_unwind(AssertUnwindSafe(|| {
             let mut reader = crate::data::reader(sources, opts?, rows)?;
+            let mut documents = 0;
             while let Some(block) = reader.next_block()? {
+                documents += block.spans.iter().filter(|s| s.last).count() as u64;
                 let texts: Vec<&str> = block.spans.iter().map(|s| &block.text[s.start..s.end]).collect();
                 count(&texts)?;
                 let read = reader.disk_bytes();
@@ -95,7 +98,7 @@ fn read_files(
                     Ok(())
                 })?;
             }
-            Ok(reader.disk_bytes())
+            Ok((reader.disk_bytes(), documents + reader.position().empty))
         }))
     });
     match r {
@@ -151,7 +154,7 @@ impl WordCounter {
     }
 
     /// Counts the pre-tokens of corpus files read by the core's reader (see `read_files`).
-    /// Returns the bytes read.
+    /// Returns the bytes read from disk and the documents read.
     #[pyo3(signature = (sources, text_field, cut, num_threads=1, control=None, progress=None, open_rows=None,
                         errors="strict"))]
     #[allow(clippy::too_many_arguments)]
@@ -166,7 +169,7 @@ impl WordCounter {
         progress: Option<Py<PyAny>>,
         open_rows: Option<Py<PyAny>>,
         errors: &str,
-    ) -> PyResult<u64> {
+    ) -> PyResult<(u64, u64)> {
         let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
         read_files(py, sources, text_field, cut, errors, progress, open_rows, |texts| {
             self.with(|c| c.add_texts(texts, &self.pre, self.specials.as_ref(), num_threads, &control))
@@ -176,6 +179,18 @@ impl WordCounter {
     /// Adds `count` occurrences of one pre-token.
     fn add(&self, py: Python<'_>, word: &[u8], count: u64) -> PyResult<()> {
         run(py, || self.with(|c| c.add(word, count)))
+    }
+
+    /// The counts as bytes (a tagged, versioned format; see `WordCounts::to_bytes`), for
+    /// counts made in another process to be added with `merge_bytes`.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let v = run(py, || self.with(|c| c.to_bytes()))?;
+        Ok(PyBytes::new(py, &v))
+    }
+
+    /// Adds counts written by `to_bytes` (InputError for a blob that is not one).
+    fn merge_bytes(&self, py: Python<'_>, data: &[u8]) -> PyResult<()> {
+        run(py, || self.with(|c| c.merge_bytes(data)))
     }
 
     fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
@@ -347,7 +362,8 @@ impl BertWordCounter {
     }
 
     /// Counts the words of corpus files read by the core's reader (see `read_files`; a cut at
-    /// a safe point falls on whitespace, where BERT splits words anyway). Returns the bytes read.
+    /// a safe point falls on whitespace, where BERT splits words anyway). Returns the bytes read
+    /// from disk and the documents read.
     #[pyo3(signature = (sources, text_field, cut, num_threads=1, control=None, progress=None, open_rows=None,
                         errors="strict"))]
     #[allow(clippy::too_many_arguments)]
@@ -362,7 +378,7 @@ impl BertWordCounter {
         progress: Option<Py<PyAny>>,
         open_rows: Option<Py<PyAny>>,
         errors: &str,
-    ) -> PyResult<u64> {
+    ) -> PyResult<(u64, u64)> {
         let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
         read_files(py, sources, text_field, cut, errors, progress, open_rows, |texts| {
             self.with(|(c, bytes)| {

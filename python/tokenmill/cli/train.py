@@ -52,6 +52,11 @@ def add_parser(sub, common) -> None:
     p.add_argument("--base", default=None, metavar="ENCODING|FILE",
                    help="bpe: continue training from a standard encoding name or a tokenmill file")
     p.add_argument("--threads", type=positive_int, default=None, metavar="N", help="threads (default: all cores)")
+    p.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="bpe: count pre-tokens here (local, default) or in a Ray task per work unit "
+                        "(ray; pip install 'tokenmill[ray]'; RAY_ADDRESS joins a cluster)")
+    p.add_argument("--unit-bytes", type=positive_int, default=None, metavar="N",
+                   help="bpe with --engine ray: group input files into work units of at least N bytes (default 1 GB)")
     p.add_argument("--text-field", default="text", metavar="NAME", help="the text field of jsonl/parquet rows (default text)")
     p.add_argument("--errors", choices=("strict", "replace"), default="strict",
                    help="invalid UTF-8: fail naming file and byte (strict, default) or substitute U+FFFD")
@@ -90,10 +95,12 @@ def _options(args, trainer) -> dict:
     given = {
         "pattern": args.pattern,
         "base": args.base,
+        "engine": None if args.engine == "local" else args.engine,
+        "unit_bytes": args.unit_bytes,
     }
     for opt, value in given.items():
         if value is not None and opt not in trainer.options:
-            raise CliError(f"--{opt} does not apply to --model {trainer.name}")
+            raise CliError(f"--{opt.replace('_', '-')} does not apply to --model {trainer.name}")
     kw: dict = {"min_frequency": args.min_frequency}
     if args.special is not None:
         kw["special_tokens"] = tuple(args.special)
@@ -101,6 +108,7 @@ def _options(args, trainer) -> dict:
         kw["pattern"] = args.pattern
     if args.base is not None:
         kw["base"] = _base(args.base)
+    kw.update({k: given[k] for k in ("engine", "unit_bytes") if given[k] is not None})
     quiet = bool(getattr(args, "quiet", False))
     wanted = {"num_threads": args.threads, "progress": not quiet, "verbose": args.verbose, "text_field": args.text_field,
               "errors": args.errors, "name": Path(args.output).stem}

@@ -221,9 +221,11 @@ class Corpus:
         bar = Progress("reading", total=self.total_bytes, unit="bytes", enabled=progress)
         files = self.files
         if files is not None:
-            counter.add_files(files, self.text_field, self._cut, threads, control,
-                              progress=lambda n: bar.update(min(n, self.total_bytes or 0), f"{len(counter):,} {what}"),
-                              open_rows=parquet_rows(self.text_field), errors=self.errors)
+            self.bytes_read, self.n_documents = counter.add_files(
+                files, self.text_field, self._cut, threads, control,
+                progress=lambda n: bar.update(min(n, self.total_bytes or 0), f"{len(counter):,} {what}"),
+                open_rows=parquet_rows(self.text_field), errors=self.errors)
+            self.bytes_read = min(self.bytes_read, self.total_bytes or 0)
         else:
             for batch in self.batches(max_chars=chunk):
                 counter.add_texts(batch, threads, control)

@@ -55,13 +55,13 @@ from ..errors import CorpusError, CorpusFileNotFoundError, InputError, OutputErr
 from ..formats import load
 from ..models.huggingface import HFTokenizer
 from .sources import parquet_rows
+from .units import UNIT_BYTES, is_distributed, run_tasks, units as _units
 
 __all__ = ["prepare", "FORMAT", "VERSION"]
 
 FORMAT = "tokenmill-shards"
 VERSION = 1
 _DEFAULT_SHARD_TOKENS = 100_000_000
-_UNIT_BYTES = 1 << 30
 # End-of-text tokens of tokenizer.json files, most specific first.
 _EOT_NAMES = ("<|endoftext|>", "<|end_of_text|>", "</s>", "<eos>", "<|eot_id|>", "[SEP]")
 
@@ -127,20 +127,6 @@ def _eot_id(tok: Any, eot: str, eot_token: str | None) -> int | None:
                      f"{', '.join(_EOT_NAMES)}); pass eot_token=... or eot=\"none\"")
 
 
-def _units(sizes: list[int], unit_bytes: int) -> list[list[int]]:
-    """Consecutive source indices, each group at least `unit_bytes` on disk (the last may be
-    smaller): the units that can be written independently. Only the file sizes decide."""
-    units: list[list[int]] = [[]]
-    size = 0
-    for i, n in enumerate(sizes):
-        if size >= unit_bytes:
-            units.append([])
-            size = 0
-        units[-1].append(i)
-        size += n
-    return units
-
-
 def _unit_marker(u: int) -> str:
     return f"unit_{u:06d}.done.json"
 
@@ -169,25 +155,6 @@ def _unit_task(spec: str, sources: list[tuple[str, str, int]], unit: list[int], 
     """One unit in an executor's worker process (the tokenizer is loaded there)."""
     tok, _, _ = _tokenizer(spec)
     return _run_unit(tok, sources, unit, out, u, cfg, None)
-
-
-def _on_ray(args: list[tuple]) -> list[tuple[int, int]]:
-    """Runs `_unit_task` for each argument tuple as a Ray task (retried up to 3 times if its
-    worker dies: a retried unit resumes). Joins the cluster ``ray.init()`` finds (``RAY_ADDRESS``,
-    or a local one started here and stopped after)."""
-    try:
-        import ray  # type: ignore
-    except ImportError:
-        raise UnsupportedError('engine="ray" needs Ray: pip install "tokenmill[ray]"') from None
-    started = not ray.is_initialized()
-    if started:
-        ray.init(include_dashboard=False, log_to_driver=False)
-    try:
-        task = ray.remote(max_retries=3)(_unit_task)
-        return ray.get([task.remote(*a) for a in args])
-    finally:
-        if started:
-            ray.shutdown()
 
 
 def _write_json(path: Path, obj: Any) -> None:
@@ -278,7 +245,7 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
     workers = num_workers or os.cpu_count() or 1
     if not (isinstance(world_size, int) and world_size >= 1 and isinstance(rank, int) and 0 <= rank < world_size):
         raise InputError(f"need 0 <= rank < world_size, got rank={rank!r}, world_size={world_size!r}")
-    unit_bytes = _UNIT_BYTES if unit_bytes is None else int_arg("unit_bytes", unit_bytes, 1)
+    unit_bytes = UNIT_BYTES if unit_bytes is None else int_arg("unit_bytes", unit_bytes, 1)
     options = {"by_line": by_line, "text_field": text_field, "shard_tokens": shard_tokens or _DEFAULT_SHARD_TOKENS,
                "skip_bad": skip_bad, "unit_bytes": unit_bytes}
     job = {"format": FORMAT, "version": VERSION, "layout": format, "dtype": dtype, "eot": eot, "eot_id": eot_id,
@@ -320,7 +287,7 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
     done_bytes = [0]
     resumed = input_bytes = 0
     try:
-        if engine is None or engine == "local":
+        if not is_distributed(engine):
             def report(nbytes: int, tokens: int, docs: int) -> None:
                 bar.update(done_bytes[0] + nbytes, f"{tokens:,} tokens, {docs:,} docs")
                 if progress is not None:
@@ -331,18 +298,15 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
                 resumed += r
                 input_bytes += got
                 done_bytes[0] += got
-        elif engine == "ray" or hasattr(engine, "submit"):
+        else:
             if not isinstance(tokenizer, (str, os.PathLike)):
                 raise InputError("a distributed engine loads the tokenizer in each task: pass tokenizer as a name or path")
             spec = os.fspath(tokenizer)
             args = [(spec, sources, units[u], str(outp), u, cfg) for u in todo]
-            for r, got in (_on_ray(args) if engine == "ray" else (f.result() for f in
-                                                                   [engine.submit(_unit_task, *a) for a in args])):
+            for r, got in run_tasks(engine, _unit_task, args):
                 resumed += r
                 input_bytes += got
                 bar.update(input_bytes)
-        else:
-            raise InputError(f"engine must be 'local', 'ray' or a concurrent.futures.Executor, not {engine!r}")
     finally:
         bar.close()
     resumed += sum(len(_read_json(outp / _unit_marker(u))["shards"]) for u in mine if u not in todo)

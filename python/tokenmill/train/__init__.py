@@ -102,7 +102,8 @@ TRAINERS: dict[str, Trainer] = {
     t.name: t
     for t in (
         Trainer("bpe", "byte-level BPE as in GPT-2/GPT-4 (default)", train_bpe,
-                frozenset({"pattern", "num_threads", "progress", "base", "verbose", "name", "text_field", "errors"}),
+                frozenset({"pattern", "num_threads", "progress", "base", "verbose", "name", "text_field", "errors",
+                           "engine", "unit_bytes"}),
                 ("tiktoken", "hf", "gpt2"), True, _byte_bpe_merges),
         Trainer("wordpiece", "BERT-style WordPiece (Hugging Face's trainer rule)", train_wordpiece,
                 frozenset({"num_threads", "progress", "text_field", "errors"}), ("vocab.txt", "hf"), True),

@@ -11,24 +11,32 @@ the most frequent adjacent pair wins; ties go to the smallest ``(left id, right 
 are identical whatever the thread count. When a pair spells bytes that are already a token,
 it merges into that token and no new id is spent.
 
+Counting can run on a distributed engine (``engine="ray"`` or a ``concurrent.futures.Executor``):
+the files are grouped into work units (`tokenmill.data.units`), each task counts its unit as
+the local path would and returns the counts as bytes (``WordCounter.to_bytes``), and the
+driver adds them up. Counting is a sum, so the tokenizer is identical for every engine; the
+merges are learned in the driver.
+
 It does not read files itself (see `tokenmill.data.corpus`) or write them (see `Encoding.save`).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
 from typing import Any, Iterable, Sequence
 
 from .. import _core
-from .._args import min_frequency_arg, special_token_list
+from .._args import int_arg, min_frequency_arg, special_token_list
 from .._args import threads as _default_threads
 from .._progress import Progress
 from ..data.chunks import cuttable
 from ..data.corpus import Corpus
+from ..data.units import UNIT_BYTES, is_distributed, run_tasks, units
 from ..encoding import Encoding
-from ..errors import PatternError, SpecialTokenError, TrainingError
+from ..errors import InputError, PatternError, SpecialTokenError, TrainingError
 from ..patterns import PATTERN_NAMES, resolve_pattern
 
 __all__ = ["train_bpe"]
@@ -42,6 +50,52 @@ def _check_specials(special_tokens: Iterable[str] | None, base: Encoding | None)
         if base is not None and s in base.special_tokens_set:
             raise SpecialTokenError(f"special token {s!r} is already a special token of the base encoding {base.name!r}; drop it from special_tokens")
     return specials
+
+
+def _source(corpus: Any, regex: str, cut_specials: list[str], text_field: str, errors: str) -> Corpus:
+    # Chunks are cut only where no pre-token can span the cut: proven for the known patterns
+    # when no special token holds whitespace (see `data.chunks.safe_cut`); otherwise at line breaks.
+    # 1 MiB chunks: large enough to amortize a call, small enough that the reader's copies of
+    # a chunk (bytes, str, UTF-8) stay a few MB (8 MiB chunks doubled peak RSS at 100 MB).
+    return Corpus.from_arg(corpus, text_field=text_field, errors=errors, cuttable=cuttable(regex, cut_specials),
+                           chunk_size=_CHUNK)
+
+
+def _count(counter: Any, src: Corpus, threads: int, control: Any, progress: bool) -> None:
+    """The one way a corpus is counted, in the driver and in every task alike (so that their
+    counts agree). Files go through the core's reader (the one `tokenmill prepare` uses)."""
+    src.count_into(counter, threads, control, progress=progress, what="distinct pre-tokens", chunk=_CHUNK)
+
+
+def _count_unit(paths: list[str], regex: str, cut_specials: list[str], text_field: str, errors: str,
+                num_threads: int | None) -> tuple[bytes, int]:
+    """One work unit in a task (module-level: Ray and process pools pickle it): its files'
+    counts as ``WordCounter.to_bytes`` and its document count. Rerunnable (it only reads)."""
+    counter = _core.WordCounter(regex, cut_specials)
+    src = _source(paths, regex, cut_specials, text_field, errors)
+    _count(counter, src, _default_threads(num_threads), _core.TrainControl(), False)
+    return counter.to_bytes(), src.n_documents
+
+
+def _count_distributed(engine: Any, counter: Any, src: Corpus, unit_bytes: int, task_args: tuple,
+                       progress: bool) -> int:
+    """Counts `src`'s files unit by unit on `engine`, adding each task's counts into
+    `counter`; returns the documents read. The bar counts bytes on disk of finished units."""
+    paths = src.paths or []
+    sizes = [os.path.getsize(p) for p in paths]
+    groups = units(sizes, unit_bytes)
+    bar = Progress("counting", total=sum(sizes), unit="bytes", enabled=progress)
+    done = documents = 0
+    results = run_tasks(engine, _count_unit, [([paths[i] for i in g], *task_args) for g in groups])
+    try:
+        for k, (group, (blob, docs)) in enumerate(zip(groups, results), 1):
+            counter.merge_bytes(blob)
+            documents += docs
+            done += sum(sizes[i] for i in group)
+            bar.update(done, f"{k}/{len(groups)} units, {len(counter):,} distinct pre-tokens")
+    finally:
+        bar.close(f"{len(counter):,} distinct pre-tokens")
+    return documents
 
 
 def _run_cancellable(fn, control, progress: Progress | None, total: int, log=None):
@@ -89,6 +143,8 @@ def train_bpe(
     name: str | None = None,
     text_field: str = "text",
     errors: str = "strict",
+    engine: Any = None,
+    unit_bytes: int | None = None,
 ) -> Encoding:
     """Trains a byte-level BPE encoding (tiktoken-compatible) on a corpus.
 
@@ -123,6 +179,15 @@ def train_bpe(
         text_field: The field holding the text in jsonl and parquet files.
         errors: ``"strict"`` (invalid UTF-8 is an error naming file and byte offset) or
             ``"replace"`` (substitute U+FFFD).
+        engine: Where pre-tokens are counted: ``"local"`` (the default, this process on
+            `num_threads` threads), ``"ray"`` (a Ray task per work unit on the cluster
+            ``ray.init()`` joins, retried if its worker dies; needs ``tokenmill[ray]``) or any
+            ``concurrent.futures.Executor`` (a task per unit). A distributed engine needs
+            `corpus` as paths; each task uses `num_threads` threads (default: its machine's
+            cores). The merges are learned here; the result is the same for every engine.
+        unit_bytes: With a distributed engine, the files are grouped, in order, into work
+            units of at least this many bytes on disk (default 1 GB; smaller units spread a
+            small corpus over more tasks).
 
     Returns:
         The `Encoding`. ``enc.training_info`` holds the training metadata, including
@@ -141,6 +206,8 @@ def train_bpe(
         raise TypeError(f"base must be a tokenmill.Encoding (e.g. tokenmill.get_encoding('cl100k_base')), not {type(base).__name__}")
     threads = _default_threads(num_threads)
     specials = _check_specials(special_tokens, base)
+    distributed = is_distributed(engine)
+    unit_bytes = UNIT_BYTES if unit_bytes is None else int_arg("unit_bytes", unit_bytes, 1)
 
     if base is None:
         regex = resolve_pattern("cl100k" if pattern is None else pattern)
@@ -163,18 +230,20 @@ def train_bpe(
 
     # Special tokens of the base are cut out of the text too: they are not ordinary text.
     cut_specials = specials + (sorted(base.special_tokens_set) if base is not None else [])
-    # Chunks are cut only where no pre-token can span the cut: proven for the known patterns
-    # when no special token holds whitespace (see `data.chunks.safe_cut`); otherwise at line breaks.
-    # 1 MiB chunks: large enough to amortize a call, small enough that the reader's copies of
-    # a chunk (bytes, str, UTF-8) stay a few MB (8 MiB chunks doubled peak RSS at 100 MB).
-    src = Corpus.from_arg(corpus, text_field=text_field, errors=errors, cuttable=cuttable(regex, cut_specials), chunk_size=_CHUNK)
+    src = _source(corpus, regex, cut_specials, text_field, errors)
+    if distributed and src.paths is None:
+        raise InputError("a distributed engine reads the corpus in its tasks: pass the corpus as file paths, not texts")
     try:
         counter = _core.WordCounter(regex, cut_specials)
     except PatternError as e:
         raise PatternError(f"pattern {pattern!r} is neither a known name ({', '.join(PATTERN_NAMES)}) nor a valid regex: {e}") from None
     control = _core.TrainControl(verbose=bool(verbose))
-    # Files go through the core's reader (the one `tokenmill prepare` uses).
-    src.count_into(counter, threads, control, progress=progress, what="distinct pre-tokens", chunk=_CHUNK)
+    if distributed:
+        documents = _count_distributed(engine, counter, src, unit_bytes,
+                                       (regex, cut_specials, src.text_field, src.errors, num_threads), progress)
+    else:
+        _count(counter, src, threads, control, progress)
+        documents = src.n_documents
     t_count = time.monotonic() - t0
     text_bytes = counter.text_bytes
     if text_bytes == 0:
@@ -216,7 +285,7 @@ def train_bpe(
         "merges": len(merges),
         "new_tokens": len(new_tokens),
         "min_frequency": min_frequency,
-        "documents": src.n_documents,
+        "documents": documents,
         "text_bytes": text_bytes,
         "tokens": int(tokens_after),
         "bytes_per_token": (text_bytes / tokens_after) if tokens_after else None,

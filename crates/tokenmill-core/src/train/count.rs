@@ -9,6 +9,10 @@
 //!
 //! Memory grows with the number of distinct pre-tokens, never with the text: callers feed
 //! a corpus in chunks and drop each chunk after `add_texts`.
+//!
+//! Counts can be written to bytes (`WordCounts::to_bytes`) and added into another counter
+//! (`WordCounts::merge_bytes`), so that parts of a corpus counted elsewhere (another process,
+//! a cluster task) sum to the counts of the whole. It does not move the bytes anywhere.
 
 use std::hash::BuildHasher;
 use std::sync::Mutex;
@@ -82,6 +86,81 @@ impl WordCounts {
         let mut v: Vec<(&[u8], u64)> = self.shards.iter().flat_map(|s| s.iter().map(|(k, &c)| (&k[..], c))).collect();
         v.sort_unstable();
         v
+    }
+
+    /// The counts as bytes, in this little-endian format (version `BLOB_VERSION`):
+    /// `b"TMWC"`, u32 version, u64 text bytes, u64 specials seen, u64 entry count, then per
+    /// entry, sorted by word bytes: u32 word length, the word, u64 count. Sorted, so equal
+    /// counts give equal bytes.
+    ///
+    /// Errors: `CoreError::Input` for a pre-token of 4 GiB or more (its length has 32 bits).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, CoreError> {
+        let entries = self.sorted();
+        let size = HEADER + entries.iter().map(|(w, _)| 12 + w.len()).sum::<usize>();
+        let mut out = Vec::with_capacity(size);
+        out.extend_from_slice(BLOB_MAGIC);
+        out.extend_from_slice(&BLOB_VERSION.to_le_bytes());
+        out.extend_from_slice(&self.text_bytes.to_le_bytes());
+        out.extend_from_slice(&self.specials_seen.to_le_bytes());
+        out.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+        for (w, c) in entries {
+            let len = u32::try_from(w.len())
+                .map_err(|_| CoreError::Input(format!("a pre-token of {} bytes is too long to write", w.len())))?;
+            out.extend_from_slice(&len.to_le_bytes());
+            out.extend_from_slice(w);
+            out.extend_from_slice(&c.to_le_bytes());
+        }
+        Ok(out)
+    }
+
+    /// Adds counts written by `to_bytes` into these. The whole blob is checked before
+    /// anything is added, so a bad blob leaves the counts as they were (only a count
+    /// overflowing 2**64, which no real corpus reaches, can stop a merge halfway).
+    ///
+    /// Errors: `CoreError::Input` naming what is wrong (not a word-count blob, another
+    /// version, truncated, unsorted entries, trailing bytes) or a count overflowing 2**64.
+    pub fn merge_bytes(&mut self, data: &[u8]) -> Result<(), CoreError> {
+        let mut r = BlobReader { data, at: 0 };
+        if r.take(4, "the magic")? != BLOB_MAGIC {
+            return Err(CoreError::Input("not a tokenmill word-count blob (no TMWC magic)".into()));
+        }
+        let version = r.u32("the version")?;
+        if version != BLOB_VERSION {
+            return Err(CoreError::Input(format!(
+                "word-count blob version {version} is not supported (this tokenmill reads version {BLOB_VERSION})"
+            )));
+        }
+        let text_bytes = r.u64("the text byte count")?;
+        let specials_seen = r.u64("the special token count")?;
+        let n = r.u64("the entry count")?;
+        // Every entry takes at least 12 bytes: a count beyond that is corrupt, and checking
+        // it first keeps a bad count from reserving memory.
+        if n > (r.remaining() / 12) as u64 {
+            return Err(CoreError::Input(format!(
+                "corrupt word-count blob: {n} entries cannot fit in the {} bytes left",
+                r.remaining()
+            )));
+        }
+        let mut entries: Vec<(&[u8], u64)> = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let len = r.u32("an entry's length")? as usize;
+            let word = r.take(len, "an entry's bytes")?;
+            let count = r.u64("an entry's count")?;
+            if entries.last().is_some_and(|(prev, _)| *prev >= word) {
+                return Err(CoreError::Input(format!("corrupt word-count blob: entry {i} is out of order")));
+            }
+            entries.push((word, count));
+        }
+        if r.remaining() != 0 {
+            return Err(CoreError::Input(format!("corrupt word-count blob: {} trailing bytes", r.remaining())));
+        }
+        let overflow = || CoreError::Input("a count overflowed 2**64 while merging word counts".into());
+        self.text_bytes = self.text_bytes.checked_add(text_bytes).ok_or_else(overflow)?;
+        self.specials_seen = self.specials_seen.checked_add(specials_seen).ok_or_else(overflow)?;
+        for (w, c) in entries {
+            self.add(w, c)?;
+        }
+        Ok(())
     }
 
     /// Counts the pre-tokens of `texts` (each pre-tokenized on its own) on up to `threads`
@@ -177,6 +256,47 @@ impl WordCounts {
     }
 }
 
+/// The tag and version of `WordCounts::to_bytes`'s format.
+const BLOB_MAGIC: &[u8; 4] = b"TMWC";
+const BLOB_VERSION: u32 = 1;
+/// Magic, version, text bytes, specials seen, entry count.
+const HEADER: usize = 4 + 4 + 8 + 8 + 8;
+
+/// Reads a word-count blob front to back; every read checks the length left first.
+struct BlobReader<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl<'a> BlobReader<'a> {
+    fn remaining(&self) -> usize {
+        self.data.len() - self.at
+    }
+
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], CoreError> {
+        if n > self.remaining() {
+            return Err(CoreError::Input(format!(
+                "truncated word-count blob: {what} needs {n} bytes at offset {}, {} left",
+                self.at,
+                self.remaining()
+            )));
+        }
+        let s = &self.data[self.at..self.at + n];
+        self.at += n;
+        Ok(s)
+    }
+
+    fn u32(&mut self, what: &str) -> Result<u32, CoreError> {
+        let b = self.take(4, what)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn u64(&mut self, what: &str) -> Result<u64, CoreError> {
+        let b = self.take(8, what)?;
+        Ok(u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+    }
+}
+
 /// `dst[word] += count`, checking for overflow.
 fn add_count(dst: &mut FxHashMap<Box<[u8]>, u64>, word: &[u8], count: u64) -> Result<(), CoreError> {
     match dst.get_mut(word) {
@@ -228,5 +348,73 @@ mod tests {
         assert_eq!(one.specials_seen, 2);
         assert_eq!(one.text_bytes, two.text_bytes);
         assert!(one.sorted().iter().all(|(w, _)| !w.windows(2).any(|p| p == b"<|")));
+    }
+
+    fn counts_of(texts: &[&str]) -> WordCounts {
+        let pre = Pretokenizer::new(CL100K_PAT).unwrap();
+        let specials = SpecialMatcher::new(vec![("<|endoftext|>".into(), 0)]).unwrap();
+        let mut c = WordCounts::default();
+        c.add_texts(texts, &pre, Some(&specials), 1, &Control::default()).unwrap();
+        c
+    }
+
+    #[test]
+    fn bytes_round_trip_and_merged_parts_equal_the_whole() {
+        let (a, b) = ("Hello world, hello again.<|endoftext|>", "x = 1234567; héllo wörld\n");
+        let whole = counts_of(&[a, b]);
+        let mut merged = WordCounts::default();
+        merged.merge_bytes(&counts_of(&[a]).to_bytes().unwrap()).unwrap();
+        merged.merge_bytes(&counts_of(&[b]).to_bytes().unwrap()).unwrap();
+        assert_eq!(merged.sorted(), whole.sorted());
+        assert_eq!((merged.text_bytes, merged.specials_seen), (whole.text_bytes, whole.specials_seen));
+        assert_eq!(merged.to_bytes().unwrap(), whole.to_bytes().unwrap());
+        let empty = WordCounts::default().to_bytes().unwrap();
+        assert_eq!(empty.len(), HEADER);
+        let mut e = WordCounts::default();
+        e.merge_bytes(&empty).unwrap();
+        assert!(e.is_empty());
+    }
+
+    #[test]
+    fn bad_blobs_are_errors_and_change_nothing() {
+        let good = counts_of(&["Hello world, hello again."]).to_bytes().unwrap();
+        let err = |blob: &[u8]| {
+            let mut c = counts_of(&["kept"]);
+            let before = c.to_bytes().unwrap();
+            let e = c.merge_bytes(blob).unwrap_err().to_string();
+            assert_eq!(c.to_bytes().unwrap(), before, "{e}");
+            e
+        };
+        // Every truncation, and every single-byte corruption, is an error or a valid blob: never a panic.
+        for n in 0..good.len() {
+            assert!(err(&good[..n]).contains("word-count blob"), "{n}");
+        }
+        for i in 0..good.len() {
+            let mut bad = good.clone();
+            bad[i] ^= 0xff;
+            let _ = WordCounts::default().merge_bytes(&bad);
+        }
+        assert!(err(b"XXXX").contains("no TMWC magic"));
+        let mut v2 = good.clone();
+        v2[4] = 2;
+        assert!(err(&v2).contains("version 2 is not supported"));
+        let mut huge = good[..HEADER].to_vec();
+        huge[HEADER - 8..].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(err(&huge).contains("cannot fit"));
+        let mut long = good.clone();
+        long.push(0);
+        assert!(err(&long).contains("trailing"));
+        let mut unsorted = WordCounts::default().to_bytes().unwrap();
+        unsorted[HEADER - 8..].copy_from_slice(&2u64.to_le_bytes());
+        for w in [b"b", b"a"] {
+            unsorted.extend_from_slice(&1u32.to_le_bytes());
+            unsorted.extend_from_slice(w);
+            unsorted.extend_from_slice(&1u64.to_le_bytes());
+        }
+        assert!(err(&unsorted).contains("out of order"));
+        let mut over = counts_of(&["a"]);
+        let mut one = WordCounts::default();
+        one.add(b"a", u64::MAX).unwrap();
+        assert!(over.merge_bytes(&one.to_bytes().unwrap()).unwrap_err().to_string().contains("overflowed"));
     }
 }
