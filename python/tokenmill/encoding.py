@@ -170,14 +170,6 @@ class Encoding(Tokenizer):
         """
         return self._core.mergeable_ranks()
 
-    def _ranks_digest(self) -> str:
-        """sha256 hex digest of `rank_file_bytes` (known without computing it for the standard encodings)."""
-        if self._ranks_sha256 is None:
-            import hashlib
-
-            return hashlib.sha256(self.rank_file_bytes()).hexdigest()
-        return self._ranks_sha256
-
     def rank_file_bytes(self) -> bytes:
         """The mergeable tokens as a tiktoken rank file (``<base64> <rank>`` lines, by rank).
 

@@ -92,7 +92,9 @@ def _tokenizer(tokenizer: Any) -> tuple[Any, str, str]:
     tok = load(name) if name is not None else tokenizer
     if isinstance(tok, Encoding):
         body = json.dumps({"pattern": tok.pattern, "specials": sorted(tok.special_tokens.items())}).encode()
-        digest = hashlib.sha256(tok._ranks_digest().encode() + b"\0" + body).hexdigest()
+        # A standard encoding knows its rank file's (published, load-checked) hash: no dump needed.
+        ranks = tok._ranks_sha256 or hashlib.sha256(tok.rank_file_bytes()).hexdigest()
+        digest = hashlib.sha256(ranks.encode() + b"\0" + body).hexdigest()
         return tok, name or tok.name, digest
     if isinstance(tok, HFTokenizer):
         return tok, name or "tokenizer.json", hashlib.sha256(tok._json).hexdigest()
