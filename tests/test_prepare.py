@@ -310,6 +310,56 @@ def test_other_families_through_their_tokenizer_json(tmp_path, shared_data, text
         assert read_all(tmp_path / f"{name}-file")[0].tolist() == want
 
 
+def test_one_big_file_is_cut_into_byte_range_units(tmp_path, texts, tm):
+    """A JSON lines (or by-line text) file bigger than unit_bytes is cut into byte ranges,
+    one unit each, which ranks and executors share; every line is read once (the ranges' ends
+    fall inside lines), the ids are exact, and the index counts the file's documents once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    enc = tm("gpt2")
+    big = tmp_path / "big.jsonl"
+    big.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts), encoding="utf-8")
+    small = tmp_path / "small.txt"
+    small.write_text("\n".join(texts[:30]) + "\n", encoding="utf-8")
+    kw = dict(shard_tokens=500, quiet=True, unit_bytes=7001)
+    local = tmp_path / "local"
+    s = prepare([big, small], local, **kw)
+    index = json.loads((local / "index.json").read_text())
+    assert len(index["units"]) > 10 and s["documents"] == len(texts) + 1
+    assert [src["documents"] for src in index["sources"]] == [len(texts), 1]
+    want = [i for t in texts + ["\n".join(texts[:30]) + "\n"] for i in enc.encode_ordinary(t) + [enc.eot_token]]
+    assert read_all(local)[0].tolist() == want
+    ranked = tmp_path / "ranked"
+    for r in (1, 0):
+        prepare([big, small], ranked, rank=r, world_size=2, **kw)
+    assert files(ranked) == files(local)
+    with ThreadPoolExecutor(2) as ex:
+        prepare([big, small], tmp_path / "pooled", engine=ex, **kw)
+    assert files(tmp_path / "pooled") == files(local)
+    # Resuming inside a range: drop the last shards of a middle unit.
+    out = tmp_path / "resumed"
+    for name, data in files(local).items():
+        (out.mkdir(exist_ok=True), (out / name).write_bytes(data))
+    middle = sorted(out.glob("unit_*.done.json"))[5]
+    u = middle.name.split("_")[1].split(".")[0]
+    dropped = sorted(out.glob(f"shard_{u}_*.done.json"))[1:]
+    assert dropped
+    for p in dropped:
+        p.unlink()
+    middle.unlink()
+    (out / "index.json").unlink()
+    assert prepare([big, small], out, **kw)["complete"]
+    assert files(out) == files(local)
+    # A gzipped file of lines stays whole (it cannot be read from the middle).
+    import gzip as gz
+
+    zipped = tmp_path / "big.jsonl.gz"
+    zipped.write_bytes(gz.compress(big.read_bytes()))
+    prepare([zipped], tmp_path / "gz", **kw)
+    assert len(json.loads((tmp_path / "gz" / "index.json").read_text())["units"]) == 1
+    assert read_all(tmp_path / "gz")[0].tolist() == want[:len(want) - len(enc.encode_ordinary("\n".join(texts[:30]) + "\n")) - 1]
+
+
 def test_ranks_and_executor_give_the_local_bytes(tmp_path, texts):
     """Work units (groups of input files) written by separate ranks, or as executor tasks, end
     in the same directory bytes as one local run."""

@@ -68,10 +68,11 @@ impl DocEncoder for PyEncode<'_> {
 }
 
 /// Runs `prepare`; returns the summary as JSON text. `tokenizer`: a `CoreBPE`, an
-/// `HfTokenizer`, or a Python callable `encode_ordinary(text) -> list[int]`.
+/// `HfTokenizer`, or a Python callable `encode_ordinary(text) -> list[int]`. `ranges`: per
+/// source, `(start, end)` to read only the lines starting in that byte range, or None.
 #[pyfunction]
 #[pyo3(signature = (tokenizer, sources, out, *, shard_tokens, workers, eot, eot_id, dtype, layout, by_line, text_field,
-                    skip_bad, skip_ids, unit=0, block_bytes=1 << 20, progress=None, open_rows=None))]
+                    skip_bad, skip_ids, unit=0, block_bytes=1 << 20, progress=None, open_rows=None, ranges=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn prepare(
     py: Python<'_>,
@@ -92,11 +93,16 @@ pub(crate) fn prepare(
     block_bytes: usize,
     progress: Option<Py<PyAny>>,
     open_rows: Option<Py<PyAny>>,
+    ranges: Option<Vec<Option<(u64, u64)>>>,
 ) -> PyResult<String> {
     let err = |e| map_err(py, e);
+    let ranges = ranges.unwrap_or_default();
     let sources = sources
         .into_iter()
-        .map(|(path, f)| Ok(Source { path, format: Format::parse(&f)? }))
+        .enumerate()
+        .map(|(i, (path, f))| {
+            Ok(Source { range: ranges.get(i).copied().flatten(), ..Source::new(path, Format::parse(&f)?) })
+        })
         .collect::<Result<Vec<_>, CoreError>>()
         .map_err(err)?;
     let bpe_obj = tokenizer.cast::<PyCoreBpe>().ok();
@@ -330,10 +336,8 @@ pub(crate) fn reader(
     opts: ReadOptions,
     external: Option<OpenExternal>,
 ) -> Result<Reader, CoreError> {
-    let sources = sources
-        .into_iter()
-        .map(|(path, f)| Ok(Source { path, format: Format::parse(&f)? }))
-        .collect::<Result<_, _>>()?;
+    let sources =
+        sources.into_iter().map(|(path, f)| Ok(Source::new(path, Format::parse(&f)?))).collect::<Result<_, _>>()?;
     Reader::with_external(sources, opts, Default::default(), external)
 }
 

@@ -13,7 +13,9 @@ string is made per document. This module is the policy around it:
   job resumes where it stopped (after ``kill -9`` at any moment: finished shards are kept,
   the one in flight is redone) and ends byte-identical to an uninterrupted run;
 * work units: the input files are grouped, in order, into units of at least ``unit_bytes``
-  on disk; each unit's shards are numbered within it (``shard_<unit>_<k>``) and a unit ends
+  on disk, a JSON lines or ``by_line`` text file (not gzipped) bigger than that being cut into
+  byte ranges of ``unit_bytes`` first (each range holds the lines that start in it, so one big
+  file spreads over ranks and tasks too); each unit's shards are numbered within it (``shard_<unit>_<k>``) and a unit ends
   with ``unit_<unit>.done.json``. Only the file sizes decide the units, so the units can be
   written by one process (``engine="local"``), by Ray tasks (``engine="ray"``), by the tasks
   of any ``concurrent.futures.Executor`` (``engine=...``), or by separate jobs
@@ -55,7 +57,7 @@ from ..errors import CorpusError, CorpusFileNotFoundError, InputError, OutputErr
 from ..formats import load
 from ..models.huggingface import HFTokenizer
 from .sources import parquet_rows
-from .units import UNIT_BYTES, is_distributed, run_tasks, units as _units
+from .units import UNIT_BYTES, is_distributed, pieces, run_tasks, units as _units
 
 __all__ = ["prepare", "FORMAT", "VERSION"]
 
@@ -82,6 +84,11 @@ def _sources(inputs: Any) -> list[tuple[str, str, int]]:
     if not out:
         raise InputError("no input files given")
     return out
+
+
+def _gzipped(path: str) -> bool:
+    with open(path, "rb") as f:
+        return f.read(2) == b"\x1f\x8b"
 
 
 def _tokenizer(tokenizer: Any) -> tuple[Any, str, str]:
@@ -137,22 +144,23 @@ def _read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _run_unit(tok: Any, sources: list[tuple[str, str, int]], unit: list[int], out: str, u: int, cfg: dict,
+def _run_unit(tok: Any, sources: list[tuple[str, str, int]], unit: list[list], out: str, u: int, cfg: dict,
               report: Callable[[int, int, int], None] | None) -> tuple[int, int]:
     """Writes unit `u` (resuming it) and its marker; returns (shards kept from before, input bytes read)."""
     skip = sorted(int(i) for i in tok.special_tokens.values()) if isinstance(tok, HFTokenizer) else []
     core = tok._core if isinstance(tok, (Encoding, HFTokenizer)) else tok.encode_ordinary
-    raw = _core.prepare(core, [(sources[i][0], sources[i][1]) for i in unit], out, unit=u, skip_ids=skip,
+    ranges = [None if a is None else (a, b) for _, a, b in unit]
+    raw = _core.prepare(core, [(sources[i][0], sources[i][1]) for i, _, _ in unit], out, unit=u, skip_ids=skip, ranges=ranges,
                         progress=report, open_rows=parquet_rows(cfg["text_field"]), **cfg)
     s = json.loads(raw)
-    rec = {"unit": u, "sources": unit, **{k: s[k] for k in ("documents", "tokens", "text_bytes", "skipped", "empty",
+    rec = {"unit": u, "sources": [i for i, _, _ in unit], **{k: s[k] for k in ("documents", "tokens", "text_bytes", "skipped", "empty",
                                                               "source_documents")},
            "shards": [{k: sh[k] for k in ("files", "tokens", "documents")} for sh in s["shards"]]}
     _write_json(Path(out) / _unit_marker(u), rec)
     return s["resumed"], s["input_bytes"]
 
 
-def _unit_task(spec: str, sources: list[tuple[str, str, int]], unit: list[int], out: str, u: int,
+def _unit_task(spec: str, sources: list[tuple[str, str, int]], unit: list[list], out: str, u: int,
                cfg: dict) -> tuple[int, int]:
     """One unit in an executor's worker process (the tokenizer is loaded there)."""
     tok, _, _ = _tokenizer(spec)
@@ -250,9 +258,15 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
     unit_bytes = UNIT_BYTES if unit_bytes is None else int_arg("unit_bytes", unit_bytes, 1)
     options = {"by_line": by_line, "text_field": text_field, "shard_tokens": shard_tokens or _DEFAULT_SHARD_TOKENS,
                "skip_bad": skip_bad, "unit_bytes": unit_bytes}
+    # The plan (pieces of files in units) is part of the job: a run that would plan otherwise
+    # must not resume this one.
+    splittable = [(f == "jsonl" or (f == "text" and by_line)) and not _gzipped(p) for p, f, _ in sources]
+    plan = pieces([n for _, _, n in sources], unit_bytes, splittable)
+    units = [[list(plan[k]) for k in group]
+             for group in _units([sources[i][2] if a is None else b - a for i, a, b in plan], unit_bytes)]
     job = {"format": FORMAT, "version": VERSION, "layout": format, "dtype": dtype, "eot": eot, "eot_id": eot_id,
            "tokenizer": {"name": tok_name, "vocab_size": vocab_size, "sha256": tok_hash},
-           "sources": [{"path": p, "format": f, "bytes": n} for p, f, n in sources], "options": options}
+           "sources": [{"path": p, "format": f, "bytes": n} for p, f, n in sources], "options": options, "units": units}
     outp = Path(out)
     outp.mkdir(parents=True, exist_ok=True)
     job_file = outp / "job.json"
@@ -277,14 +291,13 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
     if not job_file.exists():
         _write_json(job_file, job)
 
-    units = _units([n for _, _, n in sources], unit_bytes)
     mine = [u for u in range(len(units)) if u % world_size == rank]
     cfg = {"shard_tokens": options["shard_tokens"], "workers": workers, "eot": eot, "eot_id": eot_id, "dtype": dtype,
            "layout": format, "by_line": by_line, "text_field": text_field, "skip_bad": skip_bad}
     todo = [u for u in mine if not (outp / _unit_marker(u)).exists()]
     # The core counts uncompressed text: a total in file sizes only holds for plain files.
     plain = all(f != "parquet" and not p.lower().endswith(".gz") for p, f, _ in sources)
-    total = sum(sources[i][2] for u in todo for i in units[u]) if plain else None
+    total = sum(sources[i][2] if a is None else b - a for u in todo for i, a, b in units[u]) if plain else None
     bar = Progress("prepare", total=total, enabled=not quiet)
     done_bytes = [0]
     resumed = input_bytes = 0
@@ -328,7 +341,7 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
                 tokens += sh["tokens"]
                 docs += sh["documents"]
             for i, n in zip(r["sources"], r["source_documents"] + [0] * len(r["sources"])):
-                per_source[i] = n
+                per_source[i] += n  # a file cut into ranges is counted in several units
         index = dict(job)
         index["sources"] = [dict(src, documents=n) for src, n in zip(job["sources"], per_source)]
         index.update(totals, shards=shards)

@@ -1,7 +1,8 @@
 """Work units and the engines that run them: what `prepare` and `train_bpe` share.
 
-`units` groups input files, in order, into work units of at least ``unit_bytes`` on disk
-(only the file sizes decide, so every engine sees the same units); `run_tasks` runs a
+`units` groups input files (or `pieces` of them: byte ranges of big files of lines), in order,
+into work units of at least ``unit_bytes`` on disk (only the file sizes decide, so every engine
+sees the same units); `run_tasks` runs a
 module-level function once per unit on a distributed engine: Ray tasks (``engine="ray"``,
 retried when a worker dies) or any ``concurrent.futures.Executor`` (``engine.submit``).
 tokenmill, not the engine, decides what a unit is and how results combine, so the output
@@ -17,7 +18,7 @@ from typing import Any, Callable, Iterator
 
 from ..errors import InputError, UnsupportedError
 
-__all__ = ["UNIT_BYTES", "units", "is_distributed", "run_tasks"]
+__all__ = ["UNIT_BYTES", "units", "pieces", "is_distributed", "run_tasks"]
 
 #: Default size of a work unit on disk.
 UNIT_BYTES = 1 << 30
@@ -45,6 +46,32 @@ def units(sizes: list[int], unit_bytes: int) -> list[list[int]]:
             size = 0
         out[-1].append(i)
         size += n
+    return out
+
+
+def pieces(sizes: list[int], unit_bytes: int, splittable: list[bool]) -> list[tuple[int, int | None, int | None]]:
+    """The inputs as pieces for `units`: each file whole, ``(i, None, None)``, except a
+    splittable file (lines, not gzipped) larger than `unit_bytes`, which becomes byte ranges
+    ``(i, start, end)`` of `unit_bytes` each. The reader gives a range the lines that start
+    in it, so a file's pieces read each line once, whatever line the ends cut.
+
+    Args:
+        sizes: Each input file's size on disk, in input order.
+        unit_bytes: The size of a range (and the smallest size of a unit).
+        splittable: Per file, whether it may be read in byte ranges.
+
+    Returns:
+        The pieces, in input order.
+
+    >>> pieces([5, 25], 10, [True, True])
+    [(0, None, None), (1, 0, 10), (1, 10, 20), (1, 20, 25)]
+    """
+    out: list[tuple[int, int | None, int | None]] = []
+    for i, (n, split) in enumerate(zip(sizes, splittable)):
+        if split and n > unit_bytes:
+            out.extend((i, a, min(a + unit_bytes, n)) for a in range(0, n, unit_bytes))
+        else:
+            out.append((i, None, None))
     return out
 
 

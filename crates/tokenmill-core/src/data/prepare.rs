@@ -562,10 +562,7 @@ mod tests {
         let lines: String = (0..3000).map(|i| format!("document number {i} {}\n", "x".repeat(i % 37))).collect();
         std::fs::write(src.join("a.txt"), &lines).unwrap();
         std::fs::write(src.join("b.txt"), "one whole document\nwith two lines").unwrap();
-        let sources = vec![
-            Source { path: src.join("a.txt"), format: Format::Text },
-            Source { path: src.join("b.txt"), format: Format::Text },
-        ];
+        let sources = vec![Source::new(src.join("a.txt"), Format::Text), Source::new(src.join("b.txt"), Format::Text)];
         let opts = |out: PathBuf, workers: usize, by_line: bool| PrepareOptions {
             out,
             unit: 7,
@@ -627,7 +624,7 @@ mod tests {
             layout: Layout::Npy,
             read: ReadOptions { by_line: true, ..ReadOptions::default() },
         };
-        let srcs = vec![Source { path: src.join("e.txt"), format: Format::Text }];
+        let srcs = vec![Source::new(src.join("e.txt"), Format::Text)];
         let s = prepare(&Bytes, srcs.clone(), None, &o, &mut |_| Ok(())).unwrap();
         assert_eq!((s.shards.len(), s.totals.documents, s.empty), (0, 0, 2));
         std::fs::write(src.join("e.txt"), "ok\n").unwrap();

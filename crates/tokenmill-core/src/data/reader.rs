@@ -56,11 +56,22 @@ impl Format {
     }
 }
 
-/// One input file.
+/// One input file, or a byte range of one.
 #[derive(Debug, Clone)]
 pub struct Source {
     pub path: PathBuf,
     pub format: Format,
+    /// Read only the lines (of a JSON lines or `by_line` text file, not gzipped) whose first
+    /// byte lies in `start..end`: so consecutive ranges split a file between work units, each
+    /// line read by exactly one of them, whatever the ranges' ends cut.
+    pub range: Option<(u64, u64)>,
+}
+
+impl Source {
+    /// The whole file.
+    pub fn new(path: impl Into<PathBuf>, format: Format) -> Self {
+        Source { path: path.into(), format, range: None }
+    }
 }
 
 /// How sources are read.
@@ -237,8 +248,8 @@ impl Reader {
             r.pos = Position { source: r.pos.source + 1, offset: 0, line: 0, source_documents: 0, ..r.pos };
         }
         if r.pos.source < r.sources.len() && r.sources[r.pos.source].format != Format::External {
+            let skip = r.pos.offset; // a resumed run's place (`open_current` may move to a range's start)
             r.open_current()?;
-            let skip = r.pos.offset;
             if skip > 0 {
                 let o = r.open.as_mut().ok_or_else(|| CoreError::Internal("no open source".into()))?;
                 o.started = true;
@@ -284,9 +295,55 @@ impl Reader {
         } else {
             Box::new(raw)
         };
-        let carry = Vec::new();
-        self.open = Some(Open { input, path, gz, doc_open: false, doc_done: false, carry, started: false, eof: false });
+        let mut o =
+            Open { input, path, gz, doc_open: false, doc_done: false, carry: Vec::new(), started: false, eof: false };
+        if let Some((start, _)) = src.range {
+            let by_lines = src.format == Format::Jsonl || self.opts.by_line;
+            if gz || !by_lines {
+                return Err(CoreError::Input(format!(
+                    "{}: a byte range can only be read from a plain (not gzipped) file of lines",
+                    o.path
+                )));
+            }
+            if self.pos.offset == 0 && start > 0 {
+                // The line holding byte `start - 1` belongs to the range before this one.
+                let got = std::io::copy(&mut (&mut o.input).take(start - 1), &mut std::io::sink())
+                    .map_err(|e| io_err(&o.path, "reading", e))?;
+                let mut rest = Vec::new();
+                let n = o.input.read_until(b'\n', &mut rest).map_err(|e| io_err(&o.path, "reading", e))?;
+                self.pos.offset = got + n as u64;
+                o.started = true;
+            }
+        }
+        self.open = Some(o);
         Ok(())
+    }
+
+    /// The end of the current source's range (`u64::MAX` for a whole file).
+    fn range_end(&self) -> u64 {
+        self.sources.get(self.pos.source).and_then(|s| s.range).map_or(u64::MAX, |r| r.1)
+    }
+
+    /// Line `rel` of the current source counted from the start of the file: the reader counts
+    /// lines from where it started, which is not the file's start in a range, so there the
+    /// line breaks before `line_start` are counted (for an error message only).
+    fn file_line(&self, rel: u64, line_start: u64) -> u64 {
+        let src = &self.sources[self.pos.source];
+        if src.range.is_none_or(|r| r.0 == 0) {
+            return rel;
+        }
+        let count = || -> std::io::Result<u64> {
+            let mut f = BufReader::new(File::open(&src.path)?).take(line_start);
+            let (mut n, mut buf) = (0u64, vec![0u8; 1 << 16]);
+            loop {
+                let k = f.read(&mut buf)?;
+                if k == 0 {
+                    return Ok(n + 1);
+                }
+                n += memchr::memchr_iter(b'\n', &buf[..k]).count() as u64;
+            }
+        };
+        count().unwrap_or(rel)
     }
 
     /// The next block, or `None` after the last source.
@@ -542,7 +599,11 @@ impl Reader {
     }
 
     fn lines(&mut self, o: &mut Open, json: bool) -> Result<Option<Block>, CoreError> {
-        let (want, lossy) = (self.opts.block_bytes.max(1), self.opts.lossy);
+        let (want, lossy, end) = (self.opts.block_bytes.max(1), self.opts.lossy, self.range_end());
+        if self.pos.offset >= end {
+            return Ok(None);
+        }
+        let first_offset = self.pos.offset;
         // Whole lines: read until a block's worth holds a line break, or the input ends.
         while !(o.eof || o.carry.len() >= want && memchr::memchr(b'\n', &o.carry).is_some()) {
             Self::fill(o, want, &mut self.pos, &self.opts)?;
@@ -553,13 +614,27 @@ impl Reader {
         }
         let rest = o.carry.split_off(cut);
         let bytes = std::mem::replace(&mut o.carry, rest);
-        let mut block = Block { input_bytes: bytes.len() as u64, ..Block::default() };
+        let mut block = Block::default();
+        // A range that ends inside these bytes: its last line is the one holding byte `end - 1`.
+        let bytes = match end.checked_sub(self.pos.offset).filter(|&k| k < bytes.len() as u64) {
+            Some(k) => {
+                let last = k as usize - 1; // `pos.offset < end`: k >= 1
+                let stop = memchr::memchr(b'\n', &bytes[last..]).map_or(bytes.len(), |i| last + i + 1);
+                o.eof = true;
+                o.carry.clear();
+                bytes[..stop].to_vec()
+            }
+            None => bytes,
+        };
         if !json {
             let text = match String::from_utf8(bytes) {
                 Ok(t) => t,
                 Err(e) => {
                     let (bytes, e) = (e.as_bytes(), e.utf8_error());
-                    let line = self.pos.line + 1 + memchr::memchr_iter(b'\n', &bytes[..e.valid_up_to()]).count() as u64;
+                    let before = &bytes[..e.valid_up_to()];
+                    let line = self.pos.line + 1 + memchr::memchr_iter(b'\n', before).count() as u64;
+                    let start = self.pos.offset + memchr::memrchr(b'\n', before).map_or(0, |i| i as u64 + 1);
+                    let line = self.file_line(line, start);
                     return Err(self.utf8_error(o, bytes, e, Some(line)));
                 }
             };
@@ -584,17 +659,22 @@ impl Reader {
             block.text = text;
         } else {
             if let Err(e) = std::str::from_utf8(&bytes) {
-                let line = self.pos.line + 1 + memchr::memchr_iter(b'\n', &bytes[..e.valid_up_to()]).count() as u64;
+                let before = &bytes[..e.valid_up_to()];
+                let line = self.pos.line + 1 + memchr::memchr_iter(b'\n', before).count() as u64;
+                let start = self.pos.offset + memchr::memrchr(b'\n', before).map_or(0, |i| i as u64 + 1);
+                let line = self.file_line(line, start);
                 return Err(self.utf8_error(o, &bytes, e, Some(line)));
             }
             let mut text = String::with_capacity(bytes.len());
             let (field, skip_bad) = (&self.opts.text_field, self.opts.skip_bad);
             let record_hint = &self.opts.record_hint;
+            let mut failed = None;
             let pos = &mut self.pos;
             let mut start = 0;
             for line_end in memchr::memchr_iter(b'\n', &bytes).chain((!bytes.ends_with(b"\n")).then_some(bytes.len())) {
                 let next = (line_end + 1).min(bytes.len());
                 let line = &bytes[start..line_end];
+                let line_start = pos.offset;
                 pos.offset += (next - start) as u64;
                 pos.line += 1;
                 start = next;
@@ -614,18 +694,18 @@ impl Reader {
                     Err(_) if skip_bad => pos.skipped += 1,
                     Err(why) => {
                         let sep = if record_hint.is_empty() { "" } else { " " };
-                        let reason = format!("{why}{sep}{record_hint}");
-                        return Err(CoreError::CorpusAt {
-                            reason,
-                            path: o.path.clone(),
-                            line: Some(pos.line),
-                            offset: None,
-                        });
+                        failed = Some((format!("{why}{sep}{record_hint}"), pos.line, line_start));
+                        break;
                     }
                 }
             }
+            if let Some((reason, rel, line_start)) = failed {
+                let line = Some(self.file_line(rel, line_start));
+                return Err(CoreError::CorpusAt { reason, path: o.path.clone(), line, offset: None });
+            }
             block.text = text;
         }
+        block.input_bytes = self.pos.offset - first_offset;
         block.end = self.pos;
         Ok(Some(block))
     }
@@ -894,7 +974,7 @@ mod tests {
         opts: ReadOptions,
         start: Position,
     ) -> Result<Vec<(String, Position)>, CoreError> {
-        let sources = sources.iter().map(|(p, f)| Source { path: p.clone(), format: *f }).collect();
+        let sources = sources.iter().map(|(p, f)| Source::new(p.clone(), *f)).collect();
         let mut r = Reader::new(sources, opts, start)?;
         let mut out: Vec<(String, Position)> = Vec::new();
         let mut open = String::new();
@@ -979,7 +1059,7 @@ mod tests {
         let t = tmp("nocut.txt", text.as_bytes());
         for cut in [Some(CutMode::Safe), Some(CutMode::Line)] {
             let o = ReadOptions { cut, block_bytes: 1000, ..ReadOptions::default() };
-            let sources = vec![Source { path: t.clone(), format: Format::Text }];
+            let sources = vec![Source::new(t.clone(), Format::Text)];
             let mut r = Reader::new(sources, o, Position::default()).unwrap();
             let b = r.next_block().unwrap().unwrap();
             assert_eq!(
@@ -991,7 +1071,7 @@ mod tests {
         let text = "word ".repeat(2000);
         let t = tmp("cut.txt", text.as_bytes());
         let o = ReadOptions { cut: Some(CutMode::Safe), block_bytes: 1000, ..ReadOptions::default() };
-        let mut r = Reader::new(vec![Source { path: t, format: Format::Text }], o, Position::default()).unwrap();
+        let mut r = Reader::new(vec![Source::new(t, Format::Text)], o, Position::default()).unwrap();
         let mut parts = Vec::new();
         while let Some(b) = r.next_block().unwrap() {
             parts.push(b.text);
@@ -1042,5 +1122,45 @@ mod tests {
         assert_eq!(all[0].1.offset, 11, "the mark is consumed input");
         let all = docs(&[(t, Format::Text)], ReadOptions::default(), Position::default()).unwrap();
         assert_eq!(all[0].0, "\u{feff}one\ntwo\n", "kept unless strip_bom");
+    }
+
+    #[test]
+    fn byte_ranges_split_lines_between_readers() {
+        // Lines of every length around the range ends, JSON and plain, one bad line.
+        let mut text = String::new();
+        for i in 0..300 {
+            text.push_str(&"x".repeat(i % 17));
+            text.push('\n');
+        }
+        let t = tmp("ranges.txt", text.as_bytes());
+        let want =
+            docs(&[(t.clone(), Format::Text)], ReadOptions { by_line: true, ..Default::default() }, Default::default())
+                .unwrap()
+                .into_iter()
+                .map(|d| d.0)
+                .collect::<Vec<_>>();
+        let size = text.len() as u64;
+        for step in [1u64, 7, 16, 17, 18, 100, size] {
+            for block_bytes in [5, 64, 1 << 20] {
+                let mut got = Vec::new();
+                let mut a = 0;
+                while a < size {
+                    let b = (a + step).min(size);
+                    let src = Source { range: Some((a, b)), ..Source::new(t.clone(), Format::Text) };
+                    let o = ReadOptions { by_line: true, block_bytes, ..Default::default() };
+                    let mut r = Reader::new(vec![src], o, Position::default()).unwrap();
+                    while let Some(blk) = r.next_block().unwrap() {
+                        got.extend(blk.spans.iter().map(|s| blk.text[s.start..s.end].to_string()));
+                    }
+                    a = b;
+                }
+                assert_eq!(got, want, "step {step}, block {block_bytes}");
+            }
+        }
+        // An error names the line of the file, not of the range.
+        let j = tmp("ranges.jsonl", b"{\"text\": \"a\"}\n{\"text\": \"b\"}\n{\"text\": 1}\n");
+        let src = Source { range: Some((20, 42)), ..Source::new(j, Format::Jsonl) };
+        let e = Reader::new(vec![src], ReadOptions::default(), Position::default()).unwrap().next_block().unwrap_err();
+        assert!(e.to_string().contains("ranges.jsonl:3: field 'text' is a JSON number"), "{e}");
     }
 }
