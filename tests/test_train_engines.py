@@ -68,10 +68,21 @@ def test_thread_and_process_pools_give_the_local_tokenizer(paths, local):
         same(local, tokenmill.train_bpe(paths, engine=ex, **KW))
     with ProcessPoolExecutor(2) as ex:
         same(local, tokenmill.train_bpe(paths, engine=ex, num_threads=1, **KW))
-    # One unit holding everything, and one unit per file.
+    # One unit holding everything, and one unit per file (the JSON lines file cut into byte
+    # ranges of 5 kB: each holds the lines that start in it).
     with ThreadPoolExecutor(2) as ex:
         same(local, tokenmill.train_bpe(paths, engine=ex, **dict(KW, unit_bytes=1 << 30)))
-        same(local, tokenmill.train_bpe(paths, engine=ex, **dict(KW, unit_bytes=1)))
+        same(local, tokenmill.train_bpe(paths, engine=ex, **dict(KW, unit_bytes=5000)))
+
+
+def test_a_big_json_lines_file_is_cut_into_byte_ranges(paths):
+    """Ranges of every size around the lines' ends: the counts are the whole file's."""
+    jsonl = [p for p in paths if p.endswith(".jsonl")]
+    kw = dict(KW, vocab_size=400)
+    want = tokenmill.train_bpe(jsonl, **kw)
+    with ThreadPoolExecutor(2) as ex:
+        for unit_bytes in (997, 4096, 7001):
+            same(want, tokenmill.train_bpe(jsonl, engine=ex, **dict(kw, unit_bytes=unit_bytes)))
 
 
 def test_python_reader_path_too(paths):

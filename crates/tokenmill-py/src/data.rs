@@ -96,15 +96,7 @@ pub(crate) fn prepare(
     ranges: Option<Vec<Option<(u64, u64)>>>,
 ) -> PyResult<String> {
     let err = |e| map_err(py, e);
-    let ranges = ranges.unwrap_or_default();
-    let sources = sources
-        .into_iter()
-        .enumerate()
-        .map(|(i, (path, f))| {
-            Ok(Source { range: ranges.get(i).copied().flatten(), ..Source::new(path, Format::parse(&f)?) })
-        })
-        .collect::<Result<Vec<_>, CoreError>>()
-        .map_err(err)?;
+    let sources = self::sources(sources, &ranges.unwrap_or_default()).map_err(err)?;
     let bpe_obj = tokenizer.cast::<PyCoreBpe>().ok();
     let hf_obj = tokenizer.cast::<PyHfTokenizer>().ok();
     let bpe: Option<&CoreBpe> = bpe_obj.as_ref().map(|b| &b.get().inner);
@@ -263,7 +255,7 @@ impl CorpusReader {
         opts.block_bytes = block_bytes.max(64);
         let text_docs = sources.iter().map(|(_, f)| f == "text" && !by_line).collect();
         let slot = ErrSlot::default();
-        let reader = reader(sources, opts, external(open_rows, &slot)).map_err(|e| slot.raise(py, e))?;
+        let reader = reader(sources, &[], opts, external(open_rows, &slot)).map_err(|e| slot.raise(py, e))?;
         Ok(CorpusReader { reader: Mutex::new(reader), slot, counts: Mutex::new([0; 3]), text_docs })
     }
 
@@ -330,15 +322,29 @@ pub(crate) fn read_options(cut: Option<&str>, errors: &str) -> Result<ReadOption
     })
 }
 
-/// A reader from the start of `sources` (`(path, format)` pairs).
+/// A reader from the start of `sources` (see `sources`).
 pub(crate) fn reader(
     sources: Vec<(PathBuf, String)>,
+    ranges: &[Option<(u64, u64)>],
     opts: ReadOptions,
     external: Option<OpenExternal>,
 ) -> Result<Reader, CoreError> {
-    let sources =
-        sources.into_iter().map(|(path, f)| Ok(Source::new(path, Format::parse(&f)?))).collect::<Result<_, _>>()?;
-    Reader::with_external(sources, opts, Default::default(), external)
+    Reader::with_external(self::sources(sources, ranges)?, opts, Default::default(), external)
+}
+
+/// Sources from `(path, format)` pairs and, per source, an optional byte range (`ranges` may
+/// be shorter than `sources`: the rest are whole files).
+pub(crate) fn sources(
+    sources: Vec<(PathBuf, String)>,
+    ranges: &[Option<(u64, u64)>],
+) -> Result<Vec<Source>, CoreError> {
+    sources
+        .into_iter()
+        .enumerate()
+        .map(|(i, (path, f))| {
+            Ok(Source { range: ranges.get(i).copied().flatten(), ..Source::new(path, Format::parse(&f)?) })
+        })
+        .collect()
 }
 
 /// `(data, offsets, valid)` as bytes objects (offsets: little-endian int64), copied once.

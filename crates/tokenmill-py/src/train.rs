@@ -69,7 +69,7 @@ impl TrainControl {
 #[allow(clippy::too_many_arguments)]
 fn read_files(
     py: Python<'_>,
-    sources: Vec<(std::path::PathBuf, String)>,
+    sources: (Vec<(std::path::PathBuf, String)>, Vec<Option<(u64, u64)>>),
     text_field: String,
     cut: Option<&str>,
     errors: &str,
@@ -77,12 +77,13 @@ fn read_files(
     open_rows: Option<Py<PyAny>>,
     mut count: impl FnMut(&[&str]) -> Result<(), CoreError> + Send,
 ) -> PyResult<(u64, u64)> {
+    let (sources, ranges) = sources;
     let opts = crate::data::read_options(cut, errors).map(|o| ReadOptions { text_field, ..o });
     let slot = crate::data::ErrSlot::default();
     let rows = crate::data::external(open_rows, &slot);
     let r = py.detach(|| {
         std::panic::catch_unwind(AssertUnwindSafe(|| {
-            let mut reader = crate::data::reader(sources, opts?, rows)?;
+            let mut reader = crate::data::reader(sources, &ranges, opts?, rows)?;
             let mut documents = 0;
             while let Some(block) = reader.next_block()? {
                 documents += block.spans.iter().filter(|s| s.last).count() as u64;
@@ -153,10 +154,11 @@ impl WordCounter {
         run(py, || self.with(|c| c.add_texts(&refs, &self.pre, self.specials.as_ref(), num_threads, &control)))
     }
 
-    /// Counts the pre-tokens of corpus files read by the core's reader (see `read_files`).
-    /// Returns the bytes read from disk and the documents read.
+    /// Counts the pre-tokens of corpus files read by the core's reader (see `read_files`;
+    /// `ranges`: per source, the byte range of lines to read, or None). Returns the bytes read
+    /// from disk and the documents read.
     #[pyo3(signature = (sources, text_field, cut, num_threads=1, control=None, progress=None, open_rows=None,
-                        errors="strict"))]
+                        errors="strict", ranges=None))]
     #[allow(clippy::too_many_arguments)]
     fn add_files(
         &self,
@@ -169,8 +171,10 @@ impl WordCounter {
         progress: Option<Py<PyAny>>,
         open_rows: Option<Py<PyAny>>,
         errors: &str,
+        ranges: Option<Vec<Option<(u64, u64)>>>,
     ) -> PyResult<(u64, u64)> {
         let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
+        let sources = (sources, ranges.unwrap_or_default());
         read_files(py, sources, text_field, cut, errors, progress, open_rows, |texts| {
             self.with(|c| c.add_texts(texts, &self.pre, self.specials.as_ref(), num_threads, &control))
         })
@@ -380,7 +384,7 @@ impl BertWordCounter {
         errors: &str,
     ) -> PyResult<(u64, u64)> {
         let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
-        read_files(py, sources, text_field, cut, errors, progress, open_rows, |texts| {
+        read_files(py, (sources, Vec::new()), text_field, cut, errors, progress, open_rows, |texts| {
             self.with(|(c, bytes)| {
                 *bytes += wordpiece::count_bert(c, texts, &self.normalizer, num_threads, &control)?;
                 Ok(())

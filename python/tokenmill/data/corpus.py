@@ -213,18 +213,20 @@ class Corpus:
         """``(path, format)`` of each input file in order, or None for a corpus of texts."""
         return None if self._files is None else [(f.path, f.format) for f in self._files]
 
-    def count_into(self, counter: Any, threads: int, control: Any, *, progress: bool, what: str, chunk: int) -> None:
+    def count_into(self, counter: Any, threads: int, control: Any, *, progress: bool, what: str, chunk: int,
+                   ranges: list | None = None) -> None:
         """Feeds the corpus to a core counter (``_core.WordCounter`` or ``BertWordCounter``) under
         a "reading" progress bar: files through the core's reader (``add_files``, cut at this
-        corpus's cut points), texts in chunks of about `chunk` characters (``add_texts``).
-        `what` names the counted items."""
+        corpus's cut points; `ranges`: per file, ``(start, end)`` to read the JSON lines that
+        start in that byte range, or None), texts in chunks of about `chunk` characters
+        (``add_texts``). `what` names the counted items."""
         bar = Progress("reading", total=self.total_bytes, unit="bytes", enabled=progress)
         files = self.files
         if files is not None:
             self.bytes_read, self.n_documents = counter.add_files(
                 files, self.text_field, self._cut, threads, control,
                 progress=lambda n: bar.update(min(n, self.total_bytes or 0), f"{len(counter):,} {what}"),
-                open_rows=parquet_rows(self.text_field), errors=self.errors)
+                open_rows=parquet_rows(self.text_field), errors=self.errors, **({"ranges": ranges} if ranges else {}))
             self.bytes_read = min(self.bytes_read, self.total_bytes or 0)
         else:
             for batch in self.batches(max_chars=chunk):

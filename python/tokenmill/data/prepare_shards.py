@@ -57,7 +57,7 @@ from ..errors import CorpusError, CorpusFileNotFoundError, InputError, OutputErr
 from ..formats import load
 from ..models.huggingface import HFTokenizer
 from .sources import parquet_rows
-from .units import UNIT_BYTES, is_distributed, pieces, run_tasks, units as _units
+from .units import UNIT_BYTES, gzipped, is_distributed, pieces, run_tasks, units as _units
 
 __all__ = ["prepare", "FORMAT", "VERSION"]
 
@@ -84,11 +84,6 @@ def _sources(inputs: Any) -> list[tuple[str, str, int]]:
     if not out:
         raise InputError("no input files given")
     return out
-
-
-def _gzipped(path: str) -> bool:
-    with open(path, "rb") as f:
-        return f.read(2) == b"\x1f\x8b"
 
 
 def _tokenizer(tokenizer: Any) -> tuple[Any, str, str]:
@@ -260,7 +255,7 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
                "skip_bad": skip_bad, "unit_bytes": unit_bytes}
     # The plan (pieces of files in units) is part of the job: a run that would plan otherwise
     # must not resume this one.
-    splittable = [(f == "jsonl" or (f == "text" and by_line)) and not _gzipped(p) for p, f, _ in sources]
+    splittable = [(f == "jsonl" or (f == "text" and by_line)) and not gzipped(p) for p, f, _ in sources]
     plan = pieces([n for _, _, n in sources], unit_bytes, splittable)
     units = [[list(plan[k]) for k in group]
              for group in _units([sources[i][2] if a is None else b - a for i, a, b in plan], unit_bytes)]

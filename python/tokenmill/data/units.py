@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 
 from ..errors import InputError, UnsupportedError
 
-__all__ = ["UNIT_BYTES", "units", "pieces", "is_distributed", "run_tasks"]
+__all__ = ["UNIT_BYTES", "units", "pieces", "gzipped", "is_distributed", "run_tasks"]
 
 #: Default size of a work unit on disk.
 UNIT_BYTES = 1 << 30
@@ -73,6 +73,18 @@ def pieces(sizes: list[int], unit_bytes: int, splittable: list[bool]) -> list[tu
         else:
             out.append((i, None, None))
     return out
+
+
+def gzipped(path: str) -> bool:
+    """Whether the file starts with gzip's magic bytes (then it cannot be read from the middle).
+
+    >>> import tempfile, gzip
+    >>> p = tempfile.mktemp()
+    >>> _ = open(p, "wb").write(gzip.compress(b"x")); gzipped(p)
+    True
+    """
+    with open(path, "rb") as f:
+        return f.read(2) == b"\x1f\x8b"
 
 
 def is_distributed(engine: Any) -> bool:

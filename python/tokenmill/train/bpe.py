@@ -34,7 +34,7 @@ from .._args import threads as _default_threads
 from .._progress import Progress
 from ..data.chunks import cuttable
 from ..data.corpus import Corpus
-from ..data.units import UNIT_BYTES, is_distributed, run_tasks, units
+from ..data.units import UNIT_BYTES, gzipped, is_distributed, pieces, run_tasks, units
 from ..encoding import Encoding
 from ..errors import InputError, PatternError, SpecialTokenError, TrainingError
 from ..patterns import PATTERN_NAMES, resolve_pattern
@@ -61,19 +61,20 @@ def _source(corpus: Any, regex: str, cut_specials: list[str], text_field: str, e
                            chunk_size=_CHUNK)
 
 
-def _count(counter: Any, src: Corpus, threads: int, control: Any, progress: bool) -> None:
+def _count(counter: Any, src: Corpus, threads: int, control: Any, progress: bool, ranges: list | None = None) -> None:
     """The one way a corpus is counted, in the driver and in every task alike (so that their
     counts agree). Files go through the core's reader (the one `tokenmill prepare` uses)."""
-    src.count_into(counter, threads, control, progress=progress, what="distinct pre-tokens", chunk=_CHUNK)
+    src.count_into(counter, threads, control, progress=progress, what="distinct pre-tokens", chunk=_CHUNK, ranges=ranges)
 
 
-def _count_unit(paths: list[str], regex: str, cut_specials: list[str], text_field: str, errors: str,
+def _count_unit(paths: list[str], ranges: list, regex: str, cut_specials: list[str], text_field: str, errors: str,
                 num_threads: int | None) -> tuple[bytes, int]:
-    """One work unit in a task (module-level: Ray and process pools pickle it): its files'
-    counts as ``WordCounter.to_bytes`` and its document count. Rerunnable (it only reads)."""
+    """One work unit in a task (module-level: Ray and process pools pickle it): its files' (or
+    byte ranges of JSON lines files') counts as ``WordCounter.to_bytes`` and its document
+    count. Rerunnable (it only reads)."""
     counter = _core.WordCounter(regex, cut_specials)
     src = _source(paths, regex, cut_specials, text_field, errors)
-    _count(counter, src, _default_threads(num_threads), _core.TrainControl(), False)
+    _count(counter, src, _default_threads(num_threads), _core.TrainControl(), False, ranges)
     return counter.to_bytes(), src.n_documents
 
 
@@ -81,17 +82,24 @@ def _count_distributed(engine: Any, counter: Any, src: Corpus, unit_bytes: int, 
                        progress: bool) -> int:
     """Counts `src`'s files unit by unit on `engine`, adding each task's counts into
     `counter`; returns the documents read. The bar counts bytes on disk of finished units."""
-    paths = src.paths or []
-    sizes = [os.path.getsize(p) for p in paths]
-    groups = units(sizes, unit_bytes)
+    files = src.files or []
+    sizes = [os.path.getsize(p) for p, _ in files]
+    # A big JSON lines file (not gzipped) is cut into byte ranges (whole documents, so exact);
+    # a plain-text file is one document, which only the local reader cuts (at safe points).
+    splittable = [f == "jsonl" and not gzipped(p) for p, f in files]
+    plan = pieces(sizes, unit_bytes, splittable)
+    psize = [sizes[i] if a is None else b - a for i, a, b in plan]
+    groups = units(psize, unit_bytes)
     bar = Progress("counting", total=sum(sizes), unit="bytes", enabled=progress)
     done = documents = 0
-    results = run_tasks(engine, _count_unit, [([paths[i] for i in g], *task_args) for g in groups])
+    args = [([files[plan[k][0]][0] for k in g], [None if plan[k][1] is None else plan[k][1:] for k in g], *task_args)
+            for g in groups]
+    results = run_tasks(engine, _count_unit, args)
     try:
         for k, (group, (blob, docs)) in enumerate(zip(groups, results), 1):
             counter.merge_bytes(blob)
             documents += docs
-            done += sum(sizes[i] for i in group)
+            done += sum(psize[i] for i in group)
             bar.update(done, f"{k}/{len(groups)} units, {len(counter):,} distinct pre-tokens")
     finally:
         bar.close(f"{len(counter):,} distinct pre-tokens")
@@ -187,7 +195,8 @@ def train_bpe(
             cores). The merges are learned here; the result is the same for every engine.
         unit_bytes: With a distributed engine, the files are grouped, in order, into work
             units of at least this many bytes on disk (default 1 GB; smaller units spread a
-            small corpus over more tasks).
+            small corpus over more tasks); a bigger JSON lines file (not gzipped) is cut into
+            byte ranges of this size first, each holding the lines that start in it.
 
     Returns:
         The `Encoding`. ``enc.training_info`` holds the training metadata, including

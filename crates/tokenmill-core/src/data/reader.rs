@@ -1,23 +1,29 @@
-//! The streaming corpus reader of `prepare`: files in, blocks of whole documents out.
+//! The streaming corpus reader of `prepare` and of the trainers: files in, blocks of whole
+//! documents (or parts of plain-text documents) out.
 //!
 //! Reads plain text (one document per file, or per line with `by_line`) and JSON lines (one
 //! document per line: the string in `text_field`), each optionally gzipped (found by its magic
-//! bytes, whatever the name). Files are read a block at a time (`block_bytes`), so memory is
-//! a few blocks whatever the corpus size; the one exception is a plain-text document that may
-//! not be cut (`cut: false`), which is read whole.
+//! bytes; a `.gz` name without them is an error), and rows of a string column that the caller
+//! reads (`Format::External`: the binding's parquet). Files are read a block at a time
+//! (`block_bytes`), so memory is a few blocks whatever the corpus size; a plain-text document
+//! is cut into parts at `ReadOptions::cut` points, and read whole where it has none in reach.
+//! A line-based file can be read in byte ranges (`Source::range`: the lines that start in it),
+//! so that work units can share one big file.
 //!
 //! Every document (or part of one) in a block carries the reader's `Position` after it: the
 //! source, the uncompressed byte offset and line count there, and the counters so far. A
 //! reader started at such a position (`Reader::new`) yields exactly the documents that
 //! followed it, which is how an interrupted `prepare` resumes.
 //!
-//! Errors name the file: invalid UTF-8 with its byte offset (in the uncompressed stream),
-//! a malformed JSON line or a missing or non-string text field with `file:line` (with
+//! Errors name the file and the place, worded as the Python reader worded them: invalid UTF-8
+//! with its byte offset (in the uncompressed stream) and reason (`lossy` replaces it with U+FFFD
+//! as Python's decoder does instead), a malformed JSON line, a missing or non-string text
+//! field, a lone surrogate escape in it, or a null row with `file:line` or `row N` (with
 //! `skip_bad` these are counted in `Position::skipped` and skipped), a corrupt or truncated
 //! gzip stream, a file that cannot be opened.
 //!
-//! What it does not do: parquet (the binding feeds parquet columns as blocks), tokenize,
-//! decide shard boundaries, or look at file names.
+//! What it does not do: open parquet (the binding does), tokenize, decide shard boundaries,
+//! or choose formats from file names.
 
 use std::borrow::Cow;
 use std::fs::File;
