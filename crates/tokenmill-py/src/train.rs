@@ -59,6 +59,10 @@ impl TrainControl {
     }
 }
 
+/// Corpus files as `(path, format)` pairs, and per file an optional byte range (see
+/// `data::sources`).
+type Files = (Vec<(std::path::PathBuf, String)>, Vec<Option<(u64, u64)>>);
+
 /// Reads corpus files with the core's reader (`data::reader`: plain text, JSON lines, gzip;
 /// parquet through `open_rows`) and hands each block's texts to `count`: each file's text, or
 /// each JSON line's `text_field`, in blocks of about a megabyte cut at `cut` points (`"safe"`
@@ -69,7 +73,7 @@ impl TrainControl {
 #[allow(clippy::too_many_arguments)]
 fn read_files(
     py: Python<'_>,
-    sources: (Vec<(std::path::PathBuf, String)>, Vec<Option<(u64, u64)>>),
+    sources: Files,
     text_field: String,
     cut: Option<&str>,
     errors: &str,
