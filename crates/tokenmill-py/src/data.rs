@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use std::sync::{Arc, Mutex};
@@ -203,15 +204,19 @@ pub(crate) fn external(open_rows: Option<Py<PyAny>>, slot: &ErrSlot) -> Option<O
         })
         .map_err(|e| slot.keep(&path, e))?;
         let slot = slot.clone();
-        Ok(Box::new(std::iter::from_fn(move || {
-            Python::attach(|py| {
+        let mut ready = std::collections::VecDeque::new();
+        Ok(Box::new(std::iter::from_fn(move || loop {
+            if let Some(b) = ready.pop_front() {
+                return Some(Ok(b));
+            }
+            let got = Python::attach(|py| {
                 let mut it = it.bind(py).clone().try_iter().ok()?;
-                let item = match it.next()? {
-                    Ok(item) => item,
-                    Err(e) => return Some(Err(slot.keep(&path, e))),
-                };
-                Some(batch(&item).map_err(|e| slot.keep(&path, e)))
-            })
+                Some(it.next()?.and_then(|item| batches(&item)))
+            })?;
+            match got {
+                Ok(pieces) => ready.extend(pieces),
+                Err(e) => return Some(Err(slot.keep(&path, e))),
+            }
         })))
     }))
 }
@@ -347,13 +352,56 @@ pub(crate) fn sources(
         .collect()
 }
 
-/// `(data, offsets, valid)` as bytes objects (offsets: little-endian int64), copied once.
-fn batch(item: &Bound<'_, PyAny>) -> PyResult<ExternalBatch> {
-    let (data, offsets, valid): (Bound<'_, PyBytes>, Bound<'_, PyBytes>, Option<Bound<'_, PyBytes>>) =
-        item.extract()?;
-    let offsets =
-        offsets.as_bytes().chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect();
-    Ok(ExternalBatch { data: data.as_bytes().to_vec(), offsets, valid: valid.map(|v| v.as_bytes().to_vec()) })
+/// One batch of Arrow rows from `open_rows` (see `tokenmill.data.sources.parquet_rows`):
+/// `(data, offsets, width, offset, rows, validity)`, Arrow's buffers as bytes. Cut here into
+/// batches of about `PIECE` bytes of text (a block of the pipeline, whatever the row sizes):
+/// no per-row or per-piece work in Python.
+fn batches(item: &Bound<'_, PyAny>) -> PyResult<Vec<ExternalBatch>> {
+    type Item<'py> = (Bound<'py, PyBytes>, Bound<'py, PyBytes>, usize, usize, usize, Option<Bound<'py, PyBytes>>);
+    let (data, offsets, width, first, rows, valid): Item<'_> = item.extract()?;
+    let bad = |what: &str| PyValueError::new_err(format!("parquet batch: {what}"));
+    let (data, offsets, valid) = (data.as_bytes(), offsets.as_bytes(), valid.as_ref().map(|v| v.as_bytes()));
+    if !(width == 4 || width == 8) || offsets.len() < (first + rows + 1) * width {
+        return Err(bad("offsets shorter than the rows"));
+    }
+    let at = |i: usize| -> i64 {
+        let k = (first + i) * width;
+        let mut w = [0u8; 8];
+        w[..width].copy_from_slice(&offsets[k..k + width]);
+        if width == 4 {
+            i32::from_le_bytes([w[0], w[1], w[2], w[3]]) as i64
+        } else {
+            i64::from_le_bytes(w)
+        }
+    };
+    let is_valid = |i: usize| {
+        valid.as_ref().is_none_or(|v| v.get((first + i) / 8).is_some_and(|b| b >> ((first + i) % 8) & 1 == 1))
+    };
+    const PIECE: i64 = 1 << 20;
+    let mut out = Vec::new();
+    let mut a = 0;
+    while a < rows {
+        let mut z = a + 1;
+        while z < rows && at(z) - at(a) < PIECE {
+            z += 1;
+        }
+        let (lo, hi) = (at(a), at(z));
+        let text = usize::try_from(lo).ok().zip(usize::try_from(hi).ok()).and_then(|(l, h)| data.get(l..h));
+        let text = text.ok_or_else(|| bad("offsets outside the data"))?;
+        let offsets = (a..=z).map(|i| at(i) - lo).collect();
+        let valid = valid.is_some().then(|| {
+            let mut bits = vec![0u8; (z - a).div_ceil(8)];
+            for i in a..z {
+                if is_valid(i) {
+                    bits[(i - a) / 8] |= 1 << ((i - a) % 8);
+                }
+            }
+            bits
+        });
+        out.push(ExternalBatch { data: text.to_vec(), offsets, valid });
+        a = z;
+    }
+    Ok(out)
 }
 
 fn summary_json(s: &tokenmill_core::data::prepare::Summary) -> serde_json::Value {

@@ -128,11 +128,11 @@ def preview(names: list[str], limit: int = 10) -> str:
 
 def parquet_rows(text_field: str) -> Callable[[str, int], Any]:
     """The reader's opener for parquet files: `open_rows(path, start_row)` yields, per batch of
-    rows of the `text_field` column, ``(data, offsets, valid)`` as bytes (the strings one after
-    the other; int64 offsets; a little-endian validity bitmap, or None without nulls)."""
+    rows of the `text_field` column, Arrow's buffers as bytes ``(data, offsets, width, offset,
+    rows, validity)``: the strings' bytes, their offsets (`width` 4 or 8 bytes each, from
+    element `offset`), and the validity bitmap (from bit `offset`) or None without nulls."""
 
     def open_rows(path: str, start: int) -> Any:
-        import numpy as np
         import pyarrow as pa  # type: ignore
 
         pq = parquet_module(path)
@@ -150,12 +150,13 @@ def parquet_rows(text_field: str) -> Callable[[str, int], Any]:
         string_view = getattr(pa.types, "is_string_view", lambda t: False)
         if not (pa.types.is_string(typ) or pa.types.is_large_string(typ) or string_view(typ)):
             raise CorpusError(f"column {text_field!r} has type {typ}, not string", path)
-        return _batches(np, pa, f, path, text_field, start)
+        return _batches(pa, f, path, text_field, start)
 
     return open_rows
 
 
-def _batches(np: Any, pa: Any, f: Any, path: str, field: str, skip: int) -> Any:
+def _batches(pa: Any, f: Any, path: str, field: str, skip: int) -> Any:
+    # Arrow's buffers as bytes (one memcpy each): the core cuts them into blocks.
     batches = f.iter_batches(batch_size=8192, columns=[field], use_threads=False)
     row = skip
     while True:
@@ -174,16 +175,7 @@ def _batches(np: Any, pa: Any, f: Any, path: str, field: str, skip: int) -> Any:
         row += len(col)
         if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
             col = col.cast(pa.large_string())  # string views: offsets are what the reader takes
-        width = "<i4" if pa.types.is_string(col.type) else "<i8"
-        n = len(col)
-        _, offsets, data = col.buffers()
-        size = np.dtype(width).itemsize
-        offs = np.frombuffer(offsets, dtype=width, count=n + 1, offset=col.offset * size).astype("<i8")
-        valid = np.ones(n, dtype=bool) if not col.null_count else col.is_valid().to_numpy(zero_copy_only=False)
-        # Pieces of about a megabyte of text: a block of the pipeline, whatever the row sizes.
-        cuts = np.unique(np.concatenate([[0], np.searchsorted(offs, np.arange(offs[0], offs[-1], 1 << 20)[1:]), [n]]))
-        for a, z in zip(cuts[:-1], cuts[1:]):
-            piece = offs[a:z + 1]
-            body = memoryview(data)[int(piece[0]):int(piece[-1])].tobytes() if data is not None else b""
-            bits = None if not col.null_count else np.packbits(valid[a:z], bitorder="little").tobytes()
-            yield body, piece.tobytes(), bits
+        valid, offsets, data = col.buffers()
+        width = 4 if pa.types.is_string(col.type) else 8
+        yield (b"" if data is None else data.to_pybytes(), offsets.to_pybytes(), width, col.offset, len(col),
+               valid.to_pybytes() if col.null_count else None)
