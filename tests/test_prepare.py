@@ -237,6 +237,7 @@ def test_bad_input(tmp_path):
     job = json.loads((o8 / "job.json").read_text())
     big.write_text("line of text\n" * 10, encoding="utf-8")
     job["sources"][0]["bytes"] = big.stat().st_size
+    job["units"] = [[[0, None, None, big.stat().st_size]]]
     (o8 / "job.json").write_text(json.dumps(job))
     with pytest.raises(CorpusError, match="shorter"):
         prepare([big], o8, by_line=True, shard_tokens=500, quiet=True)
@@ -358,6 +359,45 @@ def test_one_big_file_is_cut_into_byte_range_units(tmp_path, texts, tm):
     prepare([zipped], tmp_path / "gz", **kw)
     assert len(json.loads((tmp_path / "gz" / "index.json").read_text())["units"]) == 1
     assert read_all(tmp_path / "gz")[0].tolist() == want[:len(want) - len(enc.encode_ordinary("\n".join(texts[:30]) + "\n")) - 1]
+
+
+def test_a_big_parquet_file_is_cut_into_row_group_units(tmp_path, texts, tm):
+    """A parquet file bigger than unit_bytes is cut into ranges of whole row groups, one unit
+    each: the same ids as one unit, ranks share them, and a unit resumes mid-range."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    enc = tm("gpt2")
+    rows = texts + [None] + texts[:40]
+    pq.write_table(pa.table({"text": pa.array(rows, type=pa.string())}), tmp_path / "p.parquet", row_group_size=50)
+    kw = dict(shard_tokens=700, quiet=True, skip_bad=True)
+    whole = tmp_path / "whole"
+    prepare([tmp_path / "p.parquet"], whole, **kw)
+    want = [i for t in texts + texts[:40] for i in enc.encode_ordinary(t) + [enc.eot_token]]
+    assert read_all(whole)[0].tolist() == want
+    local = tmp_path / "local"
+    s = prepare([tmp_path / "p.parquet"], local, unit_bytes=20_000, **kw)
+    index = json.loads((local / "index.json").read_text())
+    assert len(index["units"]) > 3 and all(u[0][1] is not None for u in index["units"])
+    assert read_all(local)[0].tolist() == want and s["skipped"] == 1
+    assert index["sources"][0]["documents"] == len(texts) + 40
+    ranked = tmp_path / "ranked"
+    for r in (1, 0):
+        prepare([tmp_path / "p.parquet"], ranked, unit_bytes=20_000, rank=r, world_size=2, **kw)
+    assert files(ranked) == files(local)
+    out = tmp_path / "resumed"
+    for name, data in files(local).items():
+        (out.mkdir(exist_ok=True), (out / name).write_bytes(data))
+    middle = sorted(out.glob("unit_*.done.json"))[2]
+    u = middle.name.split("_")[1].split(".")[0]
+    dropped = sorted(out.glob(f"shard_{u}_*.done.json"))[1:]
+    assert dropped
+    for p in dropped:
+        p.unlink()
+    middle.unlink()
+    (out / "index.json").unlink()
+    prepare([tmp_path / "p.parquet"], out, unit_bytes=20_000, **kw)
+    assert files(out) == files(local)
 
 
 def test_ranks_and_executor_give_the_local_bytes(tmp_path, texts):

@@ -75,6 +75,18 @@ def test_thread_and_process_pools_give_the_local_tokenizer(paths, local):
         same(local, tokenmill.train_bpe(paths, engine=ex, **dict(KW, unit_bytes=5000)))
 
 
+def test_a_big_parquet_file_is_cut_into_row_groups(tmp_path, paths):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    lines = [json.loads(line)["text"] for p in paths if p.endswith(".jsonl") for line in open(p, encoding="utf-8")]
+    pq.write_table(pa.table({"text": lines}), tmp_path / "l.parquet", row_group_size=100)
+    kw = dict(KW, vocab_size=400)
+    want = tokenmill.train_bpe([str(tmp_path / "l.parquet")], **kw)
+    with ThreadPoolExecutor(2) as ex:
+        same(want, tokenmill.train_bpe([str(tmp_path / "l.parquet")], engine=ex, **dict(kw, unit_bytes=2000)))
+
+
 def test_a_big_json_lines_file_is_cut_into_byte_ranges(paths):
     """Ranges of every size around the lines' ends: the counts are the whole file's."""
     jsonl = [p for p in paths if p.endswith(".jsonl")]

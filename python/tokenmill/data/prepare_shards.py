@@ -14,8 +14,9 @@ string is made per document. This module is the policy around it:
   the one in flight is redone) and ends byte-identical to an uninterrupted run;
 * work units: the input files are grouped, in order, into units of at least ``unit_bytes``
   on disk, a JSON lines or ``by_line`` text file (not gzipped) bigger than that being cut into
-  byte ranges of ``unit_bytes`` first (each range holds the lines that start in it, so one big
-  file spreads over ranks and tasks too); each unit's shards are numbered within it (``shard_<unit>_<k>``) and a unit ends
+  byte ranges of ``unit_bytes`` first (each range holds the lines that start in it), a parquet
+  file into runs of whole row groups, so one big file spreads over ranks and tasks too; each
+  unit's shards are numbered within it (``shard_<unit>_<k>``) and a unit ends
   with ``unit_<unit>.done.json``. Only the file sizes decide the units, so the units can be
   written by one process (``engine="local"``), by Ray tasks (``engine="ray"``), by the tasks
   of any ``concurrent.futures.Executor`` (``engine=...``), or by separate jobs
@@ -57,7 +58,7 @@ from ..errors import CorpusError, CorpusFileNotFoundError, InputError, OutputErr
 from ..formats import load
 from ..models.huggingface import HFTokenizer
 from .sources import parquet_rows
-from .units import UNIT_BYTES, gzipped, is_distributed, pieces, run_tasks, units as _units
+from .units import UNIT_BYTES, gzipped, is_distributed, parquet_row_groups, pieces, run_tasks, units as _units
 
 __all__ = ["prepare", "FORMAT", "VERSION"]
 
@@ -144,11 +145,11 @@ def _run_unit(tok: Any, sources: list[tuple[str, str, int]], unit: list[list], o
     """Writes unit `u` (resuming it) and its marker; returns (shards kept from before, input bytes read)."""
     skip = sorted(int(i) for i in tok.special_tokens.values()) if isinstance(tok, HFTokenizer) else []
     core = tok._core if isinstance(tok, (Encoding, HFTokenizer)) else tok.encode_ordinary
-    ranges = [None if a is None else (a, b) for _, a, b in unit]
-    raw = _core.prepare(core, [(sources[i][0], sources[i][1]) for i, _, _ in unit], out, unit=u, skip_ids=skip, ranges=ranges,
+    ranges = [None if a is None else (a, b) for _, a, b, _ in unit]
+    raw = _core.prepare(core, [(sources[i][0], sources[i][1]) for i, *_ in unit], out, unit=u, skip_ids=skip, ranges=ranges,
                         progress=report, open_rows=parquet_rows(cfg["text_field"]), **cfg)
     s = json.loads(raw)
-    rec = {"unit": u, "sources": [i for i, _, _ in unit], **{k: s[k] for k in ("documents", "tokens", "text_bytes", "skipped", "empty",
+    rec = {"unit": u, "sources": [i for i, *_ in unit], **{k: s[k] for k in ("documents", "tokens", "text_bytes", "skipped", "empty",
                                                               "source_documents")},
            "shards": [{k: sh[k] for k in ("files", "tokens", "documents")} for sh in s["shards"]]}
     _write_json(Path(out) / _unit_marker(u), rec)
@@ -256,9 +257,9 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
     # The plan (pieces of files in units) is part of the job: a run that would plan otherwise
     # must not resume this one.
     splittable = [(f == "jsonl" or (f == "text" and by_line)) and not gzipped(p) for p, f, _ in sources]
-    plan = pieces([n for _, _, n in sources], unit_bytes, splittable)
-    units = [[list(plan[k]) for k in group]
-             for group in _units([sources[i][2] if a is None else b - a for i, a, b in plan], unit_bytes)]
+    groups = [parquet_row_groups(p) if f == "parquet" and n > unit_bytes else None for p, f, n in sources]
+    plan = pieces([n for _, _, n in sources], unit_bytes, splittable, groups)
+    units = [[list(plan[k]) for k in group] for group in _units([piece[3] for piece in plan], unit_bytes)]
     job = {"format": FORMAT, "version": VERSION, "layout": format, "dtype": dtype, "eot": eot, "eot_id": eot_id,
            "tokenizer": {"name": tok_name, "vocab_size": vocab_size, "sha256": tok_hash},
            "sources": [{"path": p, "format": f, "bytes": n} for p, f, n in sources], "options": options, "units": units}
@@ -292,7 +293,7 @@ def prepare(inputs: str | os.PathLike | Sequence[str | os.PathLike], out: str | 
     todo = [u for u in mine if not (outp / _unit_marker(u)).exists()]
     # The core counts uncompressed text: a total in file sizes only holds for plain files.
     plain = all(f != "parquet" and not p.lower().endswith(".gz") for p, f, _ in sources)
-    total = sum(sources[i][2] if a is None else b - a for u in todo for i, a, b in units[u]) if plain else None
+    total = sum(piece[3] for u in todo for piece in units[u]) if plain else None
     bar = Progress("prepare", total=total, enabled=not quiet)
     done_bytes = [0]
     resumed = input_bytes = 0

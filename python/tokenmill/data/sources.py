@@ -157,8 +157,16 @@ def parquet_rows(text_field: str) -> Callable[[str, int], Any]:
 
 def _batches(pa: Any, f: Any, path: str, field: str, skip: int) -> Any:
     # Arrow's buffers as bytes (one memcpy each): the core cuts them into blocks.
-    batches = f.iter_batches(batch_size=8192, columns=[field], use_threads=False)
-    row = skip
+    # Start at the row group that holds row `skip` (a resumed run, or a work unit's range of
+    # row groups): the groups before it are not decoded.
+    md, first, row = f.metadata, 0, skip
+    while first < md.num_row_groups and md.row_group(first).num_rows <= skip:
+        skip -= md.row_group(first).num_rows
+        first += 1
+    if first >= md.num_row_groups:
+        return
+    batches = f.iter_batches(batch_size=8192, row_groups=list(range(first, md.num_row_groups)), columns=[field],
+                             use_threads=False)
     while True:
         try:
             b = next(batches, None)

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 
 from ..errors import InputError, UnsupportedError
 
-__all__ = ["UNIT_BYTES", "units", "pieces", "gzipped", "is_distributed", "run_tasks"]
+__all__ = ["UNIT_BYTES", "units", "pieces", "parquet_row_groups", "gzipped", "is_distributed", "run_tasks"]
 
 #: Default size of a work unit on disk.
 UNIT_BYTES = 1 << 30
@@ -49,30 +49,59 @@ def units(sizes: list[int], unit_bytes: int) -> list[list[int]]:
     return out
 
 
-def pieces(sizes: list[int], unit_bytes: int, splittable: list[bool]) -> list[tuple[int, int | None, int | None]]:
-    """The inputs as pieces for `units`: each file whole, ``(i, None, None)``, except a
-    splittable file (lines, not gzipped) larger than `unit_bytes`, which becomes byte ranges
-    ``(i, start, end)`` of `unit_bytes` each. The reader gives a range the lines that start
-    in it, so a file's pieces read each line once, whatever line the ends cut.
+def pieces(sizes: list[int], unit_bytes: int, splittable: list[bool],
+           row_groups: list[list[tuple[int, int]] | None] | None = None) -> list[tuple[int, int | None, int | None, int]]:
+    """The inputs as pieces for `units`, ``(file, start, end, bytes)``: each file whole,
+    ``(i, None, None, size)``, except
+    * a splittable file (lines, not gzipped) larger than `unit_bytes`: byte ranges of
+      `unit_bytes` each; the reader gives a range the lines that start in it, so a file's
+      pieces read each line once, whatever line the ends cut;
+    * a parquet file larger than `unit_bytes` with several row groups (`row_groups[i]`: each
+      group's ``(rows, bytes on disk)``): ranges of rows, whole row groups of at least
+      `unit_bytes` together.
 
     Args:
         sizes: Each input file's size on disk, in input order.
         unit_bytes: The size of a range (and the smallest size of a unit).
         splittable: Per file, whether it may be read in byte ranges.
+        row_groups: Per file, its parquet row groups, or None.
 
     Returns:
         The pieces, in input order.
 
     >>> pieces([5, 25], 10, [True, True])
-    [(0, None, None), (1, 0, 10), (1, 10, 20), (1, 20, 25)]
+    [(0, None, None, 5), (1, 0, 10, 10), (1, 10, 20, 10), (1, 20, 25, 5)]
+    >>> pieces([30], 10, [False], [[(100, 6), (100, 6), (50, 18)]])
+    [(0, 0, 200, 12), (0, 200, 250, 18)]
     """
-    out: list[tuple[int, int | None, int | None]] = []
+    out: list[tuple[int, int | None, int | None, int]] = []
     for i, (n, split) in enumerate(zip(sizes, splittable)):
+        groups = row_groups[i] if row_groups is not None else None
         if split and n > unit_bytes:
-            out.extend((i, a, min(a + unit_bytes, n)) for a in range(0, n, unit_bytes))
+            out.extend((i, a, min(a + unit_bytes, n), min(unit_bytes, n - a)) for a in range(0, n, unit_bytes))
+        elif groups and len(groups) > 1 and n > unit_bytes:
+            row = first = size = 0
+            for rows, nbytes in groups:
+                row += rows
+                size += nbytes
+                if size >= unit_bytes:
+                    out.append((i, first, row, size))
+                    first, size = row, 0
+            if row > first:
+                out.append((i, first, row, size))
         else:
-            out.append((i, None, None))
+            out.append((i, None, None, n))
     return out
+
+
+def parquet_row_groups(path: str) -> list[tuple[int, int]]:
+    """``(rows, bytes on disk)`` of each row group of a parquet file (from its footer)."""
+    import pyarrow.parquet as pq  # type: ignore
+
+    md = pq.ParquetFile(path).metadata
+    return [(md.row_group(g).num_rows,
+             sum(md.row_group(g).column(c).total_compressed_size for c in range(md.row_group(g).num_columns)))
+            for g in range(md.num_row_groups)]
 
 
 def gzipped(path: str) -> bool:

@@ -34,7 +34,7 @@ from .._args import threads as _default_threads
 from .._progress import Progress
 from ..data.chunks import cuttable
 from ..data.corpus import Corpus
-from ..data.units import UNIT_BYTES, gzipped, is_distributed, pieces, run_tasks, units
+from ..data.units import UNIT_BYTES, gzipped, is_distributed, parquet_row_groups, pieces, run_tasks, units
 from ..encoding import Encoding
 from ..errors import InputError, PatternError, SpecialTokenError, TrainingError
 from ..patterns import PATTERN_NAMES, resolve_pattern
@@ -84,15 +84,17 @@ def _count_distributed(engine: Any, counter: Any, src: Corpus, unit_bytes: int, 
     `counter`; returns the documents read. The bar counts bytes on disk of finished units."""
     files = src.files or []
     sizes = [os.path.getsize(p) for p, _ in files]
-    # A big JSON lines file (not gzipped) is cut into byte ranges (whole documents, so exact);
-    # a plain-text file is one document, which only the local reader cuts (at safe points).
+    # A big JSON lines file (not gzipped) is cut into byte ranges, a big parquet file into row
+    # groups (whole documents either way, so exact); a plain-text file is one document, which
+    # only the local reader cuts (at safe points).
     splittable = [f == "jsonl" and not gzipped(p) for p, f in files]
-    plan = pieces(sizes, unit_bytes, splittable)
-    psize = [sizes[i] if a is None else b - a for i, a, b in plan]
+    groups = [parquet_row_groups(p) if f == "parquet" and n > unit_bytes else None for (p, f), n in zip(files, sizes)]
+    plan = pieces(sizes, unit_bytes, splittable, groups)
+    psize = [piece[3] for piece in plan]
     groups = units(psize, unit_bytes)
     bar = Progress("counting", total=sum(sizes), unit="bytes", enabled=progress)
     done = documents = 0
-    args = [([files[plan[k][0]][0] for k in g], [None if plan[k][1] is None else plan[k][1:] for k in g], *task_args)
+    args = [([files[plan[k][0]][0] for k in g], [None if plan[k][1] is None else plan[k][1:3] for k in g], *task_args)
             for g in groups]
     results = run_tasks(engine, _count_unit, args)
     try:
@@ -196,7 +198,8 @@ def train_bpe(
         unit_bytes: With a distributed engine, the files are grouped, in order, into work
             units of at least this many bytes on disk (default 1 GB; smaller units spread a
             small corpus over more tasks); a bigger JSON lines file (not gzipped) is cut into
-            byte ranges of this size first, each holding the lines that start in it.
+            byte ranges of this size first, each holding the lines that start in it, and a
+            bigger parquet file into runs of whole row groups.
 
     Returns:
         The `Encoding`. ``enc.training_info`` holds the training metadata, including

@@ -69,7 +69,8 @@ pub struct Source {
     pub format: Format,
     /// Read only the lines (of a JSON lines or `by_line` text file, not gzipped) whose first
     /// byte lies in `start..end`: so consecutive ranges split a file between work units, each
-    /// line read by exactly one of them, whatever the ranges' ends cut.
+    /// line read by exactly one of them, whatever the ranges' ends cut. For `External` rows
+    /// (parquet), the rows `start..end`.
     pub range: Option<(u64, u64)>,
 }
 
@@ -494,17 +495,28 @@ impl Reader {
     /// An external source: the next batch of rows. A null row is a malformed record.
     fn external_block(&mut self) -> Result<Option<Block>, CoreError> {
         let src = &self.sources[self.pos.source];
-        let path = src.path.display().to_string();
+        let (path, range) = (src.path.display().to_string(), src.range);
         if self.rows.is_none() {
             let open = self
                 .external
                 .as_mut()
                 .ok_or_else(|| CoreError::Input(format!("{path}: this reader has no way to open parquet files")))?;
+            // A range of rows starts at its first row (a resumed run, further on).
+            self.pos.offset = self.pos.offset.max(range.map_or(0, |r| r.0));
             self.rows = Some(open(src, self.pos.offset)?);
+        }
+        let end = range.map_or(u64::MAX, |r| r.1);
+        if self.pos.offset >= end {
+            return Ok(None);
         }
         let Some(rows) = self.rows.as_mut() else { return Ok(None) };
         let Some(batch) = rows.next().transpose()? else { return Ok(None) };
-        let ExternalBatch { data, offsets, valid } = batch;
+        let ExternalBatch { data, mut offsets, valid } = batch;
+        // Rows from the range's end on belong to the next range.
+        let room = usize::try_from(end - self.pos.offset).unwrap_or(usize::MAX);
+        if offsets.len() > room.saturating_add(1) {
+            offsets.truncate(room + 1);
+        }
         let n = offsets.len().saturating_sub(1);
         let base = offsets.first().copied().unwrap_or(0);
         let bad = || CoreError::Internal(format!("{path}: a batch of rows with inconsistent offsets"));
