@@ -129,7 +129,8 @@ def _eot_id(tok: Any, eot: str, eot_token: str | None) -> int | None:
         raise InputError(f"eot_token {eot_token!r} is not a special token of this tokenizer; "
                          f"its special tokens: {sorted(specials)[:12]}")
     raise InputError("this tokenizer has no end-of-text token (looked for "
-                     f"{', '.join(_EOT_NAMES)}); pass eot_token=... or eot=\"none\"")
+                     f"{', '.join(_EOT_NAMES)}); pass eot_token=... (--eot-token) to name one of its special "
+                     "tokens, or eot=\"none\" (--eot none)")
 
 
 def _unit_marker(u: int) -> str:
