@@ -87,6 +87,27 @@ def test_a_big_parquet_file_is_cut_into_row_groups(tmp_path, paths):
         same(want, tokenmill.train_bpe([str(tmp_path / "l.parquet")], engine=ex, **dict(kw, unit_bytes=2000)))
 
 
+def test_a_big_text_file_is_cut_at_safe_points(tmp_path, shared_data):
+    """A plain-text file in byte ranges whose ends move to safe cut points: the counts, and so
+    the tokenizer, equal one local read, for range sizes that fall anywhere (also inside
+    multi-byte characters and whitespace runs); a custom pattern keeps the file whole."""
+    import gzip as gz
+
+    with gz.open(shared_data / "corpus" / "debian-handbook.ja-JP.txt.gz", "rt", encoding="utf-8") as f:
+        text = f.read(60_000)
+    with gz.open(shared_data / "corpus" / "debian-handbook.fr-FR.txt.gz", "rt", encoding="utf-8") as f:
+        text += "\n\n   \n" + f.read(120_000)
+    p = tmp_path / "big.txt"
+    p.write_text(text, encoding="utf-8")
+    kw = dict(KW, vocab_size=500)
+    want = tokenmill.train_bpe([str(p)], **kw)
+    with ThreadPoolExecutor(2) as ex:
+        for unit_bytes in (4099, 10_000, 33_333):
+            same(want, tokenmill.train_bpe([str(p)], engine=ex, **dict(kw, unit_bytes=unit_bytes)))
+        custom = dict(kw, pattern=r"\s?\w+|\s?[^\w\s]+|\s+")
+        same(tokenmill.train_bpe([str(p)], **custom), tokenmill.train_bpe([str(p)], engine=ex, **dict(custom, unit_bytes=4099)))
+
+
 def test_a_big_json_lines_file_is_cut_into_byte_ranges(paths):
     """Ranges of every size around the lines' ends: the counts are the whole file's."""
     jsonl = [p for p in paths if p.endswith(".jsonl")]

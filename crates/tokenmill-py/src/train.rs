@@ -88,9 +88,14 @@ fn read_files(
     let r = py.detach(|| {
         std::panic::catch_unwind(AssertUnwindSafe(|| {
             let mut reader = crate::data::reader(sources, &ranges, opts?, rows)?;
-            let mut documents = 0;
+            // Documents: each source's count at its end (a range of a plain text is part of a
+            // document that only its first range counts).
+            let (mut documents, mut current) = (0, (usize::MAX, 0));
             while let Some(block) = reader.next_block()? {
-                documents += block.spans.iter().filter(|s| s.last).count() as u64;
+                if block.end.source != current.0 {
+                    documents += current.1;
+                }
+                current = (block.end.source, block.end.source_documents);
                 let texts: Vec<&str> = block.spans.iter().map(|s| &block.text[s.start..s.end]).collect();
                 count(&texts)?;
                 let read = reader.disk_bytes();
@@ -103,7 +108,7 @@ fn read_files(
                     Ok(())
                 })?;
             }
-            Ok((reader.disk_bytes(), documents + reader.position().empty))
+            Ok((reader.disk_bytes(), documents + current.1))
         }))
     });
     match r {

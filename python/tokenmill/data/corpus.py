@@ -218,7 +218,8 @@ class Corpus:
         """Feeds the corpus to a core counter (``_core.WordCounter`` or ``BertWordCounter``) under
         a "reading" progress bar: files through the core's reader (``add_files``, cut at this
         corpus's cut points; `ranges`: per file, ``(start, end)`` to read the JSON lines that
-        start in that byte range, or None), texts in chunks of about `chunk` characters
+        start in that byte range, or a plain text's part between the safe cut points at or after
+        `start` and `end`, or parquet rows ``start..end``; or None), texts in chunks of about `chunk` characters
         (``add_texts``). `what` names the counted items."""
         bar = Progress("reading", total=self.total_bytes, unit="bytes", enabled=progress)
         files = self.files

@@ -85,9 +85,11 @@ def _count_distributed(engine: Any, counter: Any, src: Corpus, unit_bytes: int, 
     files = src.files or []
     sizes = [os.path.getsize(p) for p, _ in files]
     # A big JSON lines file (not gzipped) is cut into byte ranges, a big parquet file into row
-    # groups (whole documents either way, so exact); a plain-text file is one document, which
-    # only the local reader cuts (at safe points).
-    splittable = [f == "jsonl" and not gzipped(p) for p, f in files]
+    # groups (whole documents either way); a plain-text file into byte ranges whose ends the
+    # reader moves to safe cut points (exact only for the patterns with such points, so only
+    # then). Counts are the local run's in every case.
+    splittable = [(f == "jsonl" or (f == "text" and src.cuttable and src.errors == "strict")) and not gzipped(p)
+                  for p, f in files]
     groups = [parquet_row_groups(p) if f == "parquet" and n > unit_bytes else None for (p, f), n in zip(files, sizes)]
     plan = pieces(sizes, unit_bytes, splittable, groups)
     psize = [piece[3] for piece in plan]
@@ -198,8 +200,9 @@ def train_bpe(
         unit_bytes: With a distributed engine, the files are grouped, in order, into work
             units of at least this many bytes on disk (default 1 GB; smaller units spread a
             small corpus over more tasks); a bigger JSON lines file (not gzipped) is cut into
-            byte ranges of this size first, each holding the lines that start in it, and a
-            bigger parquet file into runs of whole row groups.
+            byte ranges of this size first, each holding the lines that start in it, a plain
+            text file (with a pattern that has safe cut points) into ranges that begin and end
+            at such points, and a bigger parquet file into runs of whole row groups.
 
     Returns:
         The `Encoding`. ``enc.training_info`` holds the training metadata, including

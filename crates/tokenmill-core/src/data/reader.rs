@@ -7,8 +7,9 @@
 //! reads (`Format::External`: the binding's parquet). Files are read a block at a time
 //! (`block_bytes`), so memory is a few blocks whatever the corpus size; a plain-text document
 //! is cut into parts at `ReadOptions::cut` points, and read whole where it has none in reach.
-//! A line-based file can be read in byte ranges (`Source::range`: the lines that start in it),
-//! so that work units can share one big file.
+//! A file can be read in ranges (`Source::range`: the lines that start in a byte range; for a
+//! plain text cut at safe points, the part between the safe points at or after its ends; rows
+//! of a parquet file), so that work units can share one big file.
 //!
 //! Every document (or part of one) in a block carries the reader's `Position` after it: the
 //! source, the uncompressed byte offset and line count there, and the counters so far. A
@@ -69,8 +70,10 @@ pub struct Source {
     pub format: Format,
     /// Read only the lines (of a JSON lines or `by_line` text file, not gzipped) whose first
     /// byte lies in `start..end`: so consecutive ranges split a file between work units, each
-    /// line read by exactly one of them, whatever the ranges' ends cut. For `External` rows
-    /// (parquet), the rows `start..end`.
+    /// line read by exactly one of them, whatever the ranges' ends cut. For a plain-text
+    /// document read with `cut: Safe`: its part from the first safe cut point at or after
+    /// `start` to the first at or after `end` (parts of one document; only the first range
+    /// counts it). For `External` rows (parquet), the rows `start..end`.
     pub range: Option<(u64, u64)>,
 }
 
@@ -178,6 +181,9 @@ struct Open {
     carry: Vec<u8>,
     /// Whether the source's first bytes were looked at (for a byte-order mark).
     started: bool,
+    /// Whether the document's end counts as a document (not for a range after the first of
+    /// a plain-text file: its parts are one document).
+    counts: bool,
     eof: bool,
 }
 
@@ -257,7 +263,10 @@ impl Reader {
         if r.pos.source < r.sources.len() && r.sources[r.pos.source].format != Format::External {
             let skip = r.pos.offset; // a resumed run's place (`open_current` may move to a range's start)
             r.open_current()?;
-            if skip > 0 {
+            let text_range = r.sources[r.pos.source].range.is_some()
+                && r.sources[r.pos.source].format == Format::Text
+                && !r.opts.by_line;
+            if skip > 0 && !text_range {
                 let o = r.open.as_mut().ok_or_else(|| CoreError::Internal("no open source".into()))?;
                 o.started = true;
                 let got = std::io::copy(&mut (&mut o.input).take(skip), &mut std::io::sink())
@@ -302,15 +311,32 @@ impl Reader {
         } else {
             Box::new(raw)
         };
-        let mut o =
-            Open { input, path, gz, doc_open: false, doc_done: false, carry: Vec::new(), started: false, eof: false };
-        if let Some((start, _)) = src.range {
+        let (doc_open, doc_done, carry, started, counts, eof) = (false, false, Vec::new(), false, true, false);
+        let mut o = Open { input, path, gz, doc_open, doc_done, carry, started, counts, eof };
+        if let Some((start, end)) = src.range {
             let by_lines = src.format == Format::Jsonl || self.opts.by_line;
-            if gz || !by_lines {
+            let safe_text = src.format == Format::Text && self.opts.cut == Some(CutMode::Safe) && !self.opts.lossy;
+            if gz || !(by_lines || safe_text) {
                 return Err(CoreError::Input(format!(
-                    "{}: a byte range can only be read from a plain (not gzipped) file of lines",
+                    "{}: a byte range can only be read from a plain (not gzipped) file of lines, or of text \
+                     cut at safe points (strict UTF-8)",
                     o.path
                 )));
+            }
+            if !by_lines {
+                // One document in parts: this range reads from the first safe cut point at or
+                // after its start to the first at or after its end (the next range's start), so
+                // the ranges of a file read every byte once and cut only where cutting is exact.
+                let (from, to) = (first_cut_at(&src.path, start)?, first_cut_at(&src.path, end)?);
+                let from = from.max(self.pos.offset);
+                let got = std::io::copy(&mut (&mut o.input).take(from), &mut std::io::sink())
+                    .map_err(|e| io_err(&o.path, "reading", e))?;
+                self.pos.offset = got;
+                o.started = start > 0;
+                o.counts = start == 0;
+                o.input = Box::new(o.input.take(to.saturating_sub(from)));
+                self.open = Some(o);
+                return Ok(());
             }
             if self.pos.offset == 0 && start > 0 {
                 // The line holding byte `start - 1` belongs to the range before this one.
@@ -481,7 +507,7 @@ impl Reader {
         self.pos.line += memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64;
         if last {
             o.doc_done = true;
-            self.pos.source_documents += 1;
+            self.pos.source_documents += o.counts as u64;
             if first && text.is_empty() {
                 self.pos.empty += 1;
                 return Ok(Some(Block { end: self.pos, ..Block::default() }));
@@ -726,6 +752,43 @@ impl Reader {
         block.input_bytes = self.pos.offset - first_offset;
         block.end = self.pos;
         Ok(Some(block))
+    }
+}
+
+/// The first safe cut point (`is_cut_point`) at or after byte `at` of the text file at `path`,
+/// or its size if there is none (0 for 0). Reads from a few bytes before `at` (a point depends
+/// on the two characters before it), in growing windows.
+fn first_cut_at(path: &std::path::Path, at: u64) -> Result<u64, CoreError> {
+    use std::io::{Seek, SeekFrom};
+    let name = path.display().to_string();
+    let mut f = File::open(path).map_err(|e| io_err(&name, "cannot open", e))?;
+    let size = f.metadata().map_err(|e| io_err(&name, "reading", e))?.len();
+    if at == 0 || at >= size {
+        return Ok(at.min(size));
+    }
+    let base = at.saturating_sub(8);
+    f.seek(SeekFrom::Start(base)).map_err(|e| io_err(&name, "reading", e))?;
+    let mut buf = Vec::new();
+    let mut want = 1u64 << 16;
+    loop {
+        let got = (&mut f).take(want).read_to_end(&mut buf).map_err(|e| io_err(&name, "reading", e))?;
+        let end = base + buf.len() as u64;
+        // From the first character start of the window, as much as is valid UTF-8.
+        let skip = buf.iter().take(4).take_while(|&&b| b & 0xc0 == 0x80).count();
+        let valid = match std::str::from_utf8(&buf[skip..]) {
+            Ok(t) => t.len(),
+            Err(e) => e.valid_up_to(),
+        };
+        let text = std::str::from_utf8(&buf[skip..skip + valid]).unwrap_or_default();
+        let lo = (at - base) as usize - skip.min((at - base) as usize);
+        if let Some(p) = (lo..text.len()).find(|&i| text.is_char_boundary(i) && i > 0 && is_cut_point(text, i)) {
+            return Ok(base + (skip + p) as u64);
+        }
+        if got == 0 || end >= size || valid + skip + 4 < buf.len() {
+            // The end of the file, or invalid UTF-8 (the reader will name it): no point before.
+            return Ok(size);
+        }
+        want = want.saturating_mul(2);
     }
 }
 
@@ -1180,5 +1243,32 @@ mod tests {
         let src = Source { range: Some((20, 42)), ..Source::new(j, Format::Jsonl) };
         let e = Reader::new(vec![src], ReadOptions::default(), Position::default()).unwrap().next_block().unwrap_err();
         assert!(e.to_string().contains("ranges.jsonl:3: field 'text' is a JSON number"), "{e}");
+    }
+
+    #[test]
+    fn text_ranges_meet_at_safe_points() {
+        let mut text = String::new();
+        for i in 0..400 {
+            text.push_str(["héllo wörld ", "日本語の文章 ", "  \n\n  x", "abc,def;", "Line\nNext "][i % 5]);
+        }
+        let t = tmp("text-ranges.txt", text.as_bytes());
+        let size = text.len() as u64;
+        for step in [1u64, 5, 13, 64, 333, size] {
+            let (mut got, mut a) = (String::new(), 0);
+            while a < size {
+                let b = (a + step).min(size);
+                let src = Source { range: Some((a, b)), ..Source::new(t.clone(), Format::Text) };
+                let o = ReadOptions { cut: Some(CutMode::Safe), block_bytes: 50, ..Default::default() };
+                let mut r = Reader::new(vec![src], o, Position::default()).unwrap();
+                let before = got.len();
+                while let Some(blk) = r.next_block().unwrap() {
+                    got.push_str(&blk.text);
+                }
+                // Every range starts at a safe point (or the file's start).
+                assert!(before == 0 || got.len() == before || is_cut_point(&text, before), "step {step}, at {before}");
+                a = b;
+            }
+            assert_eq!(got, text, "step {step}");
+        }
     }
 }
