@@ -37,6 +37,22 @@ def files(out: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
 
 
+def interrupted_copy(done: Path, out: Path, unit: int) -> Path:
+    """A copy of the finished directory `done` as a run killed inside its `unit`-th unit would
+    leave it: that unit's marker, its shards after the first, and index.json gone."""
+    for name, data in files(done).items():
+        (out.mkdir(exist_ok=True), (out / name).write_bytes(data))
+    middle = sorted(out.glob("unit_*.done.json"))[unit]
+    u = middle.name.split("_")[1].split(".")[0]
+    dropped = sorted(out.glob(f"shard_{u}_*.done.json"))[1:]
+    assert dropped, "the unit has one shard: nothing to resume"
+    for p in dropped:
+        p.unlink()
+    middle.unlink()
+    (out / "index.json").unlink()
+    return out
+
+
 @pytest.fixture(scope="module")
 def texts(corpus) -> list[str]:
     docs = []
@@ -338,17 +354,7 @@ def test_one_big_file_is_cut_into_byte_range_units(tmp_path, texts, tm):
         prepare([big, small], tmp_path / "pooled", engine=ex, **kw)
     assert files(tmp_path / "pooled") == files(local)
     # Resuming inside a range: drop the last shards of a middle unit.
-    out = tmp_path / "resumed"
-    for name, data in files(local).items():
-        (out.mkdir(exist_ok=True), (out / name).write_bytes(data))
-    middle = sorted(out.glob("unit_*.done.json"))[5]
-    u = middle.name.split("_")[1].split(".")[0]
-    dropped = sorted(out.glob(f"shard_{u}_*.done.json"))[1:]
-    assert dropped
-    for p in dropped:
-        p.unlink()
-    middle.unlink()
-    (out / "index.json").unlink()
+    out = interrupted_copy(local, tmp_path / "resumed", 5)
     assert prepare([big, small], out, **kw)["complete"]
     assert files(out) == files(local)
     # A gzipped file of lines stays whole (it cannot be read from the middle).
@@ -385,17 +391,7 @@ def test_a_big_parquet_file_is_cut_into_row_group_units(tmp_path, texts, tm):
     for r in (1, 0):
         prepare([tmp_path / "p.parquet"], ranked, unit_bytes=20_000, rank=r, world_size=2, **kw)
     assert files(ranked) == files(local)
-    out = tmp_path / "resumed"
-    for name, data in files(local).items():
-        (out.mkdir(exist_ok=True), (out / name).write_bytes(data))
-    middle = sorted(out.glob("unit_*.done.json"))[2]
-    u = middle.name.split("_")[1].split(".")[0]
-    dropped = sorted(out.glob(f"shard_{u}_*.done.json"))[1:]
-    assert dropped
-    for p in dropped:
-        p.unlink()
-    middle.unlink()
-    (out / "index.json").unlink()
+    out = interrupted_copy(local, tmp_path / "resumed", 2)
     prepare([tmp_path / "p.parquet"], out, unit_bytes=20_000, **kw)
     assert files(out) == files(local)
 
