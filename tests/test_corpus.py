@@ -492,3 +492,33 @@ def test_a_document_without_cut_points_is_read_whole(tmp_path):
     (tmp_path / "n.txt").write_text(text, encoding="utf-8")
     chunks = list(Corpus.from_arg(tmp_path / "n.txt", chunk_size=1000).chunks())
     assert chunks == ["ab,cd;" * 50_000 + "x", " tail"]
+
+
+def test_core_reader_rejects_bad_arguments_and_batches(tmp_path):
+    """The core reader's entry points: a clear tokenmill error for an unknown errors= or cut
+    mode, a byte range of a gzipped file, and a parquet opener handing over inconsistent
+    buffers (offsets past the data, too few offsets): never a panic or a wrong text."""
+    from tokenmill.errors import InputError
+
+    p = tmp_path / "a.txt"
+    p.write_text("hello world\n", encoding="utf-8")
+    with pytest.raises(InputError, match="errors must be"):
+        _core.CorpusReader([(str(p), "text")], errors="ignore")
+    with pytest.raises(InputError, match="mode must be"):
+        _core.CorpusReader([(str(p), "text")], cut="words")
+    g = tmp_path / "a.jsonl.gz"
+    g.write_bytes(gzip.compress(b'{"text": "x"}\n'))
+    counter = _core.WordCounter("r50k", [])
+    with pytest.raises(InputError, match="byte range can only be read from a plain"):
+        counter.add_files([(str(g), "jsonl")], "text", "safe", ranges=[(0, 5)])
+
+    def rows(offsets: bytes, width: int = 4):
+        return lambda path, start: iter([(b"abc", offsets, width, 0, 2, None)])
+
+    q = tmp_path / "x.parquet"
+    q.write_bytes(b"not read: the opener is fake")
+    past = b"".join(i.to_bytes(4, "little") for i in (0, 2, 99))
+    for bad in (rows(past), rows(b"\0" * 8), rows(past, width=3)):
+        reader = _core.CorpusReader([(str(q), "parquet")], open_rows=bad)
+        with pytest.raises(ValueError, match="parquet batch"):
+            reader.next_texts()

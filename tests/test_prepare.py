@@ -37,6 +37,16 @@ def files(out: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
 
 
+def write_parts(tmp_path: Path, texts: list[str], n: int) -> list[Path]:
+    """`n` text files of 100 lines each (the work units of the engine tests)."""
+    paths = []
+    for i in range(n):
+        p = tmp_path / f"part{i}.txt"
+        p.write_text("\n".join(texts[i * 100:(i + 1) * 100]) + "\n", encoding="utf-8")
+        paths.append(p)
+    return paths
+
+
 def interrupted_copy(done: Path, out: Path, unit: int) -> Path:
     """A copy of the finished directory `done` as a run killed inside its `unit`-th unit would
     leave it: that unit's marker, its shards after the first, and index.json gone."""
@@ -401,11 +411,7 @@ def test_ranks_and_executor_give_the_local_bytes(tmp_path, texts):
     in the same directory bytes as one local run."""
     from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
-    paths = []
-    for i in range(5):
-        p = tmp_path / f"part{i}.txt"
-        p.write_text("\n".join(texts[i * 100:(i + 1) * 100]) + "\n", encoding="utf-8")
-        paths.append(p)
+    paths = write_parts(tmp_path, texts, 5)
     kw = dict(by_line=True, shard_tokens=1500, quiet=True, unit_bytes=5000)
     local = tmp_path / "local"
     s = prepare(paths, local, **kw)
@@ -434,11 +440,7 @@ def test_ray_engine_gives_the_local_bytes(tmp_path, texts):
     """Ray runs locally here (started by the test, about 5 s): each unit a task, the same bytes."""
     import ray  # a test dependency (pyproject's test extra)
 
-    paths = []
-    for i in range(3):
-        p = tmp_path / f"part{i}.txt"
-        p.write_text("\n".join(texts[i * 100:(i + 1) * 100]) + "\n", encoding="utf-8")
-        paths.append(p)
+    paths = write_parts(tmp_path, texts, 3)
     kw = dict(by_line=True, shard_tokens=1500, quiet=True, unit_bytes=5000)
     prepare(paths, tmp_path / "local", **kw)
     env = {"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)}}
