@@ -133,6 +133,12 @@ def test_ray_engine_gives_the_local_tokenizer(paths, local):
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env=env)
     try:
         same(local, tokenmill.train_bpe(paths, engine="ray", num_threads=1, **KW))
+        # A task's error reaches the caller as itself (file:line), not as Ray's wrapper.
+        bad = os.path.join(os.path.dirname(paths[0]), "bad.jsonl")
+        with open(bad, "w", encoding="utf-8") as f:
+            f.write('{"text": "ok"}\n{"text": "cut\n')
+        with pytest.raises(tokenmill.CorpusError, match=r"bad\.jsonl:2: line is not valid JSON"):
+            tokenmill.train_bpe([bad], engine="ray", num_threads=1, **KW)
     finally:
         ray.shutdown()
 

@@ -178,7 +178,15 @@ def _on_ray(fn: Callable[..., Any], args: list[tuple]) -> Iterator[Any]:
         task = ray.remote(max_retries=3)(fn)
         refs = [task.remote(*a) for a in args]
         for ref in refs:
-            yield ray.get(ref)
+            try:
+                yield ray.get(ref)
+            except ray.exceptions.RayTaskError as e:
+                # The task's own exception (a CorpusError naming file:line, say), not Ray's
+                # wrapper with its traceback text and terminal colours.
+                cause = getattr(e, "cause", None)
+                if isinstance(cause, Exception):
+                    raise cause from None
+                raise
     finally:
         if started:
             ray.shutdown()
