@@ -479,6 +479,9 @@ def _tm_with(base, trunc=None, pad=None):
     if trunc is not None:
         tm = tm.with_truncation(**trunc)
     if pad is not None:
+        pad = dict(pad)
+        if pad.get("length", "longest") is None:  # HF's enable_padding(length=None): the batch's longest
+            pad["length"] = "longest"
         tm = tm.with_padding(**pad)
     return tm
 

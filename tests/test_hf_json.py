@@ -209,6 +209,13 @@ def test_immutable_copies(shared_data):
     off = tm.with_padding(enabled=False)
     assert off.padding is None and tm.padding is not None
     assert len(tm.encode("hello")) == 128 and len(off.encode("hello")) == 3
+    # None switches padding off, as it does truncation (HF's no_padding()); "longest" pads each batch
+    assert tm.with_padding(None).padding is None and tm.with_truncation(None).truncation is None
+    longest = off.with_padding()
+    assert longest.padding["strategy"] == "BatchLongest" and len(longest.encode("hello")) == 3
+    assert [len(x) for x in longest.encode_batch(["hello", "hello world"])] == [4, 4]
+    with pytest.raises(ValueError, match="'longest'"):
+        tm.with_padding("max")
     with pytest.raises(AttributeError):
         tm._core = None  # type: ignore[misc]
 

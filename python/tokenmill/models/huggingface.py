@@ -143,20 +143,31 @@ class HFTokenizer(Tokenizer):
         params = {"max_length": max_length, "stride": stride, "strategy": _camel(strategy), "direction": direction.capitalize()}
         return self._copy(self._core.with_truncation(json.dumps(params)), params, self._padding)
 
-    def with_padding(self, length: int | None = None, *, enabled: bool = True, pad_id: int = 0, pad_type_id: int = 0,
-                     pad_token: str = "[PAD]", direction: str = "right", pad_to_multiple_of: int | None = None) -> HFTokenizer:
-        """A copy that pads, as HF's ``enable_padding``: to `length` tokens, or (None) to the
-        longest text of each batch; ``enabled=False`` switches padding off.
+    def with_padding(self, length: int | str | None = "longest", *, enabled: bool = True, pad_id: int = 0,
+                     pad_type_id: int = 0, pad_token: str = "[PAD]", direction: str = "right",
+                     pad_to_multiple_of: int | None = None) -> HFTokenizer:
+        """A copy that pads, as HF's ``enable_padding``: to `length` tokens, or (``"longest"``,
+        the default) to the longest text of each batch. ``None`` (or ``enabled=False``) switches
+        padding off, as HF's ``no_padding()``.
 
         >>> tok = HFTokenizer.from_str('{"model": {"type": "WordLevel", "vocab": {"a": 0, "[PAD]": 1}, "unk_token": "a"}, '
         ...     '"pre_tokenizer": {"type": "WhitespaceSplit"}}')
         >>> tok.with_padding(pad_id=1).encode_batch(["a", "a a a"])
         [[0, 1, 1], [0, 0, 0]]
+        >>> tok.with_padding(pad_id=1).with_padding(None).encode_batch(["a", "a a a"])
+        [[0], [0, 0, 0]]
         """
-        if not enabled:
+        if not enabled or length is None:
             return self._copy(self._core.with_padding(None), self._truncation, None)
-        params = {"strategy": "BatchLongest" if length is None else {"Fixed": length}, "direction": direction.capitalize(),
-                  "pad_to_multiple_of": pad_to_multiple_of, "pad_id": pad_id, "pad_type_id": pad_type_id, "pad_token": pad_token}
+        if isinstance(length, str):
+            if length != "longest":
+                raise ValueError(f"padding length {length!r}: pass a number of tokens, 'longest' (the longest text "
+                                 "of each batch) or None (no padding)")
+            strategy: Any = "BatchLongest"
+        else:
+            strategy = {"Fixed": length}
+        params = {"strategy": strategy, "direction": direction.capitalize(), "pad_to_multiple_of": pad_to_multiple_of,
+                  "pad_id": pad_id, "pad_type_id": pad_type_id, "pad_token": pad_token}
         return self._copy(self._core.with_padding(json.dumps(params)), self._truncation, params)
 
     def num_special_tokens_to_add(self, is_pair: bool = False) -> int:
