@@ -434,6 +434,10 @@ def assert_batch(tm, hf, texts, pairs=None):
         got = tm.encode_batch_full(texts, pairs, add_special_tokens=add)
         assert [_fields(e) for e in got] == [_fields(e) for e in want], f"batch add={add}"
         assert tm.encode_batch(texts, pairs=pairs, add_special_tokens=add) == [e.ids for e in want]
+        if pairs is None and tm.padding is not None and len({len(e.ids) for e in want}) < 2:
+            # the padded matrix, built from ids alone, is HF's padded batch
+            ids, mask = tm.encode_batch_to_numpy(texts, add_special_tokens=add)
+            assert ids.tolist() == [e.ids for e in want] and mask.tolist() == [e.attention_mask for e in want]
 
 
 TP_BASES = ["combo_bert", "post_Roberta_default", "model_BPE"]

@@ -226,6 +226,16 @@ def test_encode_batch_to_numpy(shared_data):
     assert ids.shape == mask.shape == (2, 5)
     assert ids[0].tolist() == tm.encode("hello") + [0, 0]
     assert mask.tolist() == [[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]]
+    ids, mask = tm.encode_batch_to_numpy(["hello"], pad_id=7, add_special_tokens=False)
+    assert ids.tolist() == [tm.encode("hello", add_special_tokens=False)] and ids.dtype.name == "uint32"
+    # a Fixed length shorter than a row (no truncation): HF leaves that row whole; the matrix pads the rest to it
+    left = tm.with_padding(4, direction="left", pad_id=9)
+    ids, mask = left.encode_batch_to_numpy(["hello", "hello world again and again"])
+    long = tm.encode("hello world again and again")
+    assert ids.tolist() == [[9] * (len(long) - 3) + tm.encode("hello"), long]
+    assert mask.sum(axis=1).tolist() == [3, len(long)]
+    empty_ids, empty_mask = tm.encode_batch_to_numpy([])
+    assert empty_ids.shape == empty_mask.shape == (0, 0)
 
 
 # ---------------------------------------------------------------------------- Llama 3 / Qwen2-style files

@@ -8,12 +8,13 @@
 
 use std::sync::Arc;
 
+use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyList, PyTuple};
 
 use tokenmill_core::hf::tokenizer::Scratch;
-use tokenmill_core::hf::{Encoding, HfTokenizer};
+use tokenmill_core::hf::{Encoding, HfTokenizer, PaddingParams};
 use tokenmill_core::CoreError;
 
 use crate::batch::encode_all;
@@ -164,6 +165,31 @@ impl PyHfTokenizer {
             |ids| self.ints.list(py, ids),
         )?;
         PyList::new(py, lists)
+    }
+
+    /// The padded id matrix of every text and its attention mask, as flat numpy arrays (uint32
+    /// and uint8, row-major, no copy) and the row width. The padding is the tokenizer's, or
+    /// `padding` (the file format's object) when it has none.
+    #[pyo3(signature = (texts, add_special_tokens=true, num_threads=1, skip=Vec::new(), padding=None))]
+    fn encode_batch_matrix<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<PyBackedStr>,
+        add_special_tokens: bool,
+        num_threads: usize,
+        skip: Vec<u32>,
+        padding: Option<&str>,
+    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u8>>, usize)> {
+        let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
+        let given = parse_json(padding, "padding")
+            .and_then(|v| PaddingParams::from_json(v.as_ref(), "padding"))
+            .map_err(|e| map_err(py, e))?;
+        let Some(pad) = given.as_ref().or(self.inner.padding.as_ref()) else {
+            return Err(map_err(py, CoreError::Input("no padding settings: pass padding=".into())));
+        };
+        let (ids, mask, width) =
+            run(py, || self.inner.encode_ids_matrix(&strs, add_special_tokens, &skip, num_threads, pad))?;
+        Ok((ids.into_pyarray(py), mask.into_pyarray(py), width))
     }
 
     /// Full encodings of every text (with its pair), padded across the batch as HF does.

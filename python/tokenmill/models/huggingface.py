@@ -284,17 +284,13 @@ class HFTokenizer(Tokenizer):
         >>> ids.tolist(), mask.tolist()
         ([[1, 0], [1, 0]], [[1, 0], [1, 1]])
         """
-        import numpy as np
-
-        tok = self if self._padding is not None else self.with_padding(pad_id=0 if pad_id is None else pad_id)
-        encs = tok.encode_batch_full(texts, add_special_tokens=add_special_tokens, num_threads=num_threads)
-        width = max((len(e.ids) for e in encs), default=0)
-        ids = np.zeros((len(encs), width), dtype=np.uint32)
-        mask = np.zeros((len(encs), width), dtype=np.uint8)
-        for i, e in enumerate(encs):
-            ids[i, : len(e.ids)] = e.ids
-            mask[i, : len(e.ids)] = e.attention_mask
-        return ids, mask
+        n = threads(num_threads)
+        texts = [_text(t) for t in _text_list(texts)]
+        padding = None if self._padding is not None else json.dumps(
+            {"strategy": "BatchLongest", "direction": "Right", "pad_to_multiple_of": None,
+             "pad_id": 0 if pad_id is None else pad_id, "pad_type_id": 0, "pad_token": "[PAD]"})
+        ids, mask, width = self._core.encode_batch_matrix(texts, add_special_tokens, n, [], padding)
+        return ids.reshape(len(texts), width), mask.reshape(len(texts), width)
 
     def count(self, text: str, **kwargs: Any) -> int:
         return len(self.encode(text, **kwargs))

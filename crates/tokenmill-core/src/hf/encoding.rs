@@ -510,9 +510,14 @@ impl PaddingParams {
     /// The length `encodings` are padded to: the fixed length or the longest, rounded up to
     /// `pad_to_multiple_of`.
     pub fn target_length(&self, encodings: &[Encoding]) -> usize {
+        self.target_length_of(encodings.iter().map(Encoding::len).max().unwrap_or(0))
+    }
+
+    /// `target_length` of a batch whose longest encoding has `longest` tokens.
+    pub fn target_length_of(&self, longest: usize) -> usize {
         let mut n = match self.strategy {
             PaddingStrategy::Fixed(n) => n,
-            PaddingStrategy::BatchLongest => encodings.iter().map(Encoding::len).max().unwrap_or(0),
+            PaddingStrategy::BatchLongest => longest,
         };
         if let Some(m) = self.pad_to_multiple_of {
             if m > 0 && n % m > 0 {

@@ -30,5 +30,5 @@ pub mod pretokenizers;
 pub mod processors;
 pub mod tokenizer;
 
-pub use encoding::Encoding;
+pub use encoding::{Encoding, PaddingParams};
 pub use tokenizer::HfTokenizer;

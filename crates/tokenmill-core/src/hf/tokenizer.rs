@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::added::{AddedVocabulary, Piece};
 use super::decoders::{lossy_text, push_byte_level_token, Decoder};
-use super::encoding::{pad_encodings, Encoding, PaddingParams, TruncationParams};
+use super::encoding::{pad_encodings, Direction, Encoding, PaddingParams, TruncationParams};
 use super::fast::{Fast, FastScratch};
 use super::json::{bad, parse_typed, Obj, TypedModel};
 use super::models::{BpeCache, Model, Token};
@@ -348,6 +348,41 @@ impl HfTokenizer {
             return Ok(encs.into_iter().map(|e| e.ids).collect());
         }
         parallel_map_with(texts, threads, |s: &mut Scratch, t| self.encode_ids(t, add_special_tokens, skip, s))
+    }
+
+    /// The ids of every text padded by `pad` into one row-major matrix, with its attention
+    /// mask: `(ids, mask, width)`. Each row is what `encode_batch` with these padding settings
+    /// gives, built from ids alone (no tokens, offsets or words). A row longer than a `Fixed`
+    /// length (no truncation) stays whole, as in HF, and the other rows are padded to it so that
+    /// the matrix is rectangular.
+    pub fn encode_ids_matrix(
+        &self,
+        texts: &[&str],
+        add_special_tokens: bool,
+        skip: &[u32],
+        threads: usize,
+        pad: &PaddingParams,
+    ) -> Result<(Vec<u32>, Vec<u8>, usize), CoreError> {
+        let unpadded;
+        let plain = if self.padding.is_some() {
+            unpadded = HfTokenizer { padding: None, padding_json: None, ..self.clone() };
+            &unpadded
+        } else {
+            self
+        };
+        let rows = plain.encode_ids_batch(texts, add_special_tokens, skip, threads)?;
+        let longest = rows.iter().map(Vec::len).max().unwrap_or(0);
+        let width = pad.target_length_of(longest).max(longest);
+        let cells = rows.len().checked_mul(width).filter(|&n| n <= isize::MAX as usize / 4).ok_or_else(|| {
+            CoreError::Input(format!("{} rows of {width} tokens do not fit in memory: pass fewer texts", rows.len()))
+        })?;
+        let (mut ids, mut mask) = (vec![pad.pad_id; cells], vec![0u8; cells]);
+        for (r, row) in rows.iter().enumerate() {
+            let at = r * width + if pad.direction == Direction::Left { width - row.len() } else { 0 };
+            ids[at..at + row.len()].copy_from_slice(row);
+            mask[at..at + row.len()].fill(1);
+        }
+        Ok((ids, mask, width))
     }
 
     /// HF's `encode_batch`: each text (with its pair) encoded, then padded across the batch.
