@@ -21,6 +21,9 @@ use crate::batch::encode_all;
 use crate::intlist::IntCache;
 use crate::{map_err, run};
 
+/// A padded id matrix as flat numpy arrays (ids, attention mask) and its row width.
+type Matrix<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u8>>, usize);
+
 /// A `tokenizer.json` tokenizer. Immutable; `with_truncation` / `with_padding` return copies
 /// that share everything else.
 #[pyclass(frozen, module = "tokenmill._core", name = "HfTokenizer")]
@@ -179,7 +182,7 @@ impl PyHfTokenizer {
         num_threads: usize,
         skip: Vec<u32>,
         padding: Option<&str>,
-    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u8>>, usize)> {
+    ) -> PyResult<Matrix<'py>> {
         let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
         let given = parse_json(padding, "padding")
             .and_then(|v| PaddingParams::from_json(v.as_ref(), "padding"))
