@@ -143,6 +143,8 @@ struct Walk<'a> {
     active: bool,
     failed: bool,
     p: u32,
+    /// The base of `p` in the trie (`LinMax::step_from`).
+    base: u32,
     mark: usize,
     chars: usize,
 }
@@ -155,6 +157,7 @@ impl Walk<'_> {
             self.active = true;
             self.failed = false;
             self.p = self.lm.root;
+            self.base = self.lm.base(self.p);
             self.mark = ids.len();
             self.chars = 0;
         }
@@ -167,9 +170,9 @@ impl Walk<'_> {
             return;
         }
         loop {
-            let t = self.lm.step(self.p, b);
+            let (t, bt) = self.lm.step_from(self.p, self.base, b);
             if t != NONE {
-                self.p = t;
+                (self.p, self.base) = (t, bt);
                 return;
             }
             self.p = self.lm.pop_ids(self.p, ids);
@@ -177,6 +180,7 @@ impl Walk<'_> {
                 self.failed = true;
                 return;
             }
+            self.base = self.lm.base(self.p);
         }
     }
 
@@ -203,6 +207,46 @@ impl Walk<'_> {
     }
 }
 
+/// Walks the run of ASCII word characters of `bytes` from `i` (through `word_byte`, their
+/// normalized bytes) on from the walk state `(p, base, failed)`; returns where the run ends and
+/// the new state. Why a function of its own, not inlined: the loop's state then stays in
+/// registers (inlined into `encode`, the compiler kept it on the stack, a store and a load in
+/// the chain of every step).
+#[inline(never)]
+fn ascii_run(
+    lm: &LinMax,
+    word_byte: &[u8; 256],
+    bytes: &[u8],
+    mut i: usize,
+    (mut p, mut base, mut failed): (u32, u32, bool),
+    ids: &mut Vec<u32>,
+) -> (usize, u32, u32, bool) {
+    while let Some(&b) = bytes.get(i) {
+        let c = word_byte[b as usize];
+        if c == 0xFF {
+            break;
+        }
+        i += 1;
+        if failed {
+            continue;
+        }
+        loop {
+            let (t, bt) = lm.step_from(p, base, c);
+            if t != NONE {
+                (p, base) = (t, bt);
+                break;
+            }
+            p = lm.pop_ids(p, ids);
+            if p == NONE {
+                failed = true;
+                break;
+            }
+            base = lm.base(p);
+        }
+    }
+    (i, p, base, failed)
+}
+
 /// Appends the ids of `text` and returns true; or returns false with `ids` unchanged when the
 /// text needs the exact path (a `Complex` character).
 pub(crate) fn encode(table: &CharTable, lm: &LinMax, model: &WordPiece, text: &str, ids: &mut Vec<u32>) -> bool {
@@ -214,6 +258,7 @@ pub(crate) fn encode(table: &CharTable, lm: &LinMax, model: &WordPiece, text: &s
         active: false,
         failed: false,
         p: NONE,
+        base: NONE,
         mark: 0,
         chars: 0,
     };
@@ -223,34 +268,10 @@ pub(crate) fn encode(table: &CharTable, lm: &LinMax, model: &WordPiece, text: &s
         let cl = if b < 0x80 {
             let cl = &table.ascii[b as usize];
             if table.word_byte[b as usize] != 0xFF {
-                // A run of ASCII word characters: the hot loop (one table read and one trie
-                // step per byte, the walk's state in locals).
+                // A run of ASCII word characters: the hot loop.
                 w.begin(ids);
-                let (mut p, mut failed) = (w.p, w.failed);
-                let mut j = i;
-                while let Some(&b) = bytes.get(j) {
-                    let c = table.word_byte[b as usize];
-                    if c == 0xFF {
-                        break;
-                    }
-                    j += 1;
-                    if failed {
-                        continue;
-                    }
-                    loop {
-                        let t = lm.step(p, c);
-                        if t != NONE {
-                            p = t;
-                            break;
-                        }
-                        p = lm.pop_ids(p, ids);
-                        if p == NONE {
-                            failed = true;
-                            break;
-                        }
-                    }
-                }
-                (w.p, w.failed) = (p, failed);
+                let j;
+                (j, w.p, w.base, w.failed) = ascii_run(lm, &table.word_byte, bytes, i, (w.p, w.base, w.failed), ids);
                 w.chars += j - i;
                 i = j;
                 continue;

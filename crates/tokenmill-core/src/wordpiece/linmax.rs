@@ -170,8 +170,6 @@ impl FreeSlots {
 }
 
 impl LinMax {
-    /// Builds the trie of `vocab` (token, id) with continuing prefix `prefix`, or None when
-    /// the failure pops would exceed the budget.
     /// Builds the trie of `sorted`, (token, id) pairs sorted by bytes with no token twice, with
     /// continuing prefix `prefix`; None when the failure pops would exceed the budget.
     pub(crate) fn from_sorted(sorted: &[(&str, u32)], prefix: &str) -> Option<Self> {
@@ -308,10 +306,28 @@ impl LinMax {
     /// The child of position `p` by byte `b`, or NONE.
     #[inline(always)]
     pub(crate) fn step(&self, p: u32, b: u8) -> u32 {
-        let t = self.units.get(p as usize).map_or(NONE, |u| u[0].wrapping_add(b as u32));
+        let t = self.base(p).wrapping_add(b as u32);
         match self.units.get(t as usize) {
             Some(u) if u[1] == p => t,
             _ => NONE,
+        }
+    }
+
+    /// The base of position `p` (for `step_from`).
+    #[inline(always)]
+    pub(crate) fn base(&self, p: u32) -> u32 {
+        self.units.get(p as usize).map_or(NONE, |u| u[0])
+    }
+
+    /// `step` when the base of `p` is at hand: the child `t` of `p` by `b` and the base of
+    /// `t`, or (NONE, NONE). Why: the base of the child comes in the same read as its check,
+    /// so a walk that keeps it needs one memory read per byte instead of two in a chain.
+    #[inline(always)]
+    pub(crate) fn step_from(&self, p: u32, base: u32, b: u8) -> (u32, u32) {
+        let t = base.wrapping_add(b as u32);
+        match self.units.get(t as usize) {
+            Some(&[bt, check]) if check == p => (t, bt),
+            _ => (NONE, NONE),
         }
     }
 
@@ -369,18 +385,20 @@ impl LinMax {
     /// the word is unknown (the caller takes back what was appended).
     pub(crate) fn tokenize(&self, word: &[u8], ids: &mut Vec<u32>, mut spans: Option<&mut Vec<(u32, u32)>>) -> bool {
         let mut p = self.root;
+        let mut base = self.base(p);
         let mut chars = 0u32;
         for &b in word {
             loop {
-                let t = self.step(p, b);
+                let (t, bt) = self.step_from(p, base, b);
                 if t != NONE {
-                    p = t;
+                    (p, base) = (t, bt);
                     break;
                 }
                 p = self.pop(p, ids, spans.as_deref_mut(), &mut chars);
                 if p == NONE {
                     return false;
                 }
+                base = self.base(p);
             }
         }
         self.finish(p, ids, spans, &mut chars)
