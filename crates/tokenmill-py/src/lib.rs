@@ -99,6 +99,15 @@ fn parse_tiktoken(py: Python<'_>, data: &[u8], allow_gaps: bool) -> PyResult<Par
     Ok((v.into_iter().map(|(b, r)| (PyBytes::new(py, &b).unbind(), r)).collect(), bad))
 }
 
+/// The sha256 of `data` as lowercase hex. Why here and not `hashlib`: importing hashlib (and
+/// OpenSSL with it) costs more than loading a standard encoding's ranks, which check theirs.
+#[pyfunction]
+fn sha256_hex(py: Python<'_>, data: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = py.detach(|| Sha256::digest(data));
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Serializes `[(token bytes, rank), ...]` as a rank file.
 #[pyfunction]
 fn dump_tiktoken<'py>(py: Python<'py>, ranks: Vec<(Vec<u8>, Rank)>) -> Bound<'py, PyBytes> {
@@ -141,6 +150,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<data::CorpusReader>()?;
     m.add_function(wrap_pyfunction!(parse_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(dump_tiktoken, m)?)?;
+    m.add_function(wrap_pyfunction!(sha256_hex, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize, m)?)?;
     m.add_function(wrap_pyfunction!(known_patterns, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize_named, m)?)?;
