@@ -97,6 +97,9 @@ pub(crate) struct CharTable {
     /// Per byte: the normalized byte of an ASCII word character, else 0xFF (no ASCII
     /// character normalizes to it), for the hot loop.
     word_byte: [u8; 256],
+    /// Whether a space ends a word and is nothing else (`Boundary`), as for every BERT
+    /// normalizer: the hot loop then ends words at spaces itself.
+    space_ends: bool,
     blocks: Box<[OnceLock<Box<[Class; 256]>>]>,
 }
 
@@ -108,7 +111,8 @@ impl CharTable {
             _ => 0xFF,
         });
         let blocks = (0..=(char::MAX as usize >> 8)).map(|_| OnceLock::new()).collect();
-        CharTable { normalizer, ascii, word_byte, blocks }
+        let space_ends = ascii[b' ' as usize].kind == Kind::Boundary;
+        CharTable { normalizer, ascii, word_byte, space_ends, blocks }
     }
 
     #[inline]
@@ -207,44 +211,74 @@ impl Walk<'_> {
     }
 }
 
-/// Walks the run of ASCII word characters of `bytes` from `i` (through `word_byte`, their
-/// normalized bytes) on from the walk state `(p, base, failed)`; returns where the run ends and
-/// the new state. Why a function of its own, not inlined: the loop's state then stays in
-/// registers (inlined into `encode`, the compiler kept it on the stack, a store and a load in
-/// the chain of every step).
+/// Walks ASCII words from `i` (through `word_byte`, their normalized bytes) on from the walk
+/// `w` (a word in progress): runs of word characters, each followed by one space that ends
+/// the word here; stops at anything else (returning with the word in progress) or after a
+/// space not followed by a word character (no word in progress). Returns where it stopped.
+///
+/// Why a function of its own that also ends words: its state stays in registers (inlined into
+/// `encode`, the compiler kept it on the stack: a store and a load in the chain of every
+/// trie step), and the commonest boundary, one space between words, costs no trip through
+/// the character classes and their dispatch.
 #[inline(never)]
-fn ascii_run(
-    lm: &LinMax,
+fn ascii_words(
+    w: &mut Walk<'_>,
     word_byte: &[u8; 256],
+    space_ends: bool,
     bytes: &[u8],
     mut i: usize,
-    (mut p, mut base, mut failed): (u32, u32, bool),
     ids: &mut Vec<u32>,
-) -> (usize, u32, u32, bool) {
-    while let Some(&b) = bytes.get(i) {
-        let c = word_byte[b as usize];
-        if c == 0xFF {
+) -> usize {
+    let lm = w.lm;
+    let (mut p, mut base, mut failed, mut chars, mut mark) = (w.p, w.base, w.failed, w.chars, w.mark);
+    loop {
+        let run = i;
+        while let Some(&b) = bytes.get(i) {
+            let c = word_byte[b as usize];
+            if c == 0xFF {
+                break;
+            }
+            i += 1;
+            if failed {
+                continue;
+            }
+            loop {
+                let (t, bt) = lm.step_from(p, base, c);
+                if t != NONE {
+                    (p, base) = (t, bt);
+                    break;
+                }
+                p = lm.pop_ids(p, ids);
+                if p == NONE {
+                    failed = true;
+                    break;
+                }
+                base = lm.base(p);
+            }
+        }
+        chars += i - run;
+        if !(space_ends && bytes.get(i) == Some(&b' ')) {
             break;
         }
-        i += 1;
-        if failed {
-            continue;
-        }
-        loop {
-            let (t, bt) = lm.step_from(p, base, c);
-            if t != NONE {
-                (p, base) = (t, bt);
-                break;
-            }
+        // The word ends at the space (`Walk::end`).
+        let mut known = !failed && chars <= w.max_chars;
+        while known && p != lm.cont {
             p = lm.pop_ids(p, ids);
-            if p == NONE {
-                failed = true;
-                break;
-            }
-            base = lm.base(p);
+            known = p != NONE;
         }
+        if !known {
+            ids.truncate(mark);
+            ids.push(w.unk);
+        }
+        i += 1;
+        if bytes.get(i).is_none_or(|&b| word_byte[b as usize] == 0xFF) {
+            w.active = false;
+            return i;
+        }
+        (p, base, failed, chars, mark) = (lm.root, lm.base(lm.root), false, 0, ids.len());
     }
-    (i, p, base, failed)
+    (w.p, w.base, w.failed, w.chars, w.mark) = (p, base, failed, chars, mark);
+    i
 }
 
 /// Appends the ids of `text` and returns true; or returns false with `ids` unchanged when the
@@ -268,12 +302,9 @@ pub(crate) fn encode(table: &CharTable, lm: &LinMax, model: &WordPiece, text: &s
         let cl = if b < 0x80 {
             let cl = &table.ascii[b as usize];
             if table.word_byte[b as usize] != 0xFF {
-                // A run of ASCII word characters: the hot loop.
+                // ASCII words: the hot loop.
                 w.begin(ids);
-                let j;
-                (j, w.p, w.base, w.failed) = ascii_run(lm, &table.word_byte, bytes, i, (w.p, w.base, w.failed), ids);
-                w.chars += j - i;
-                i = j;
+                i = ascii_words(&mut w, &table.word_byte, table.space_ends, bytes, i, ids);
                 continue;
             }
             i += 1;
@@ -421,6 +452,23 @@ mod tests {
                 want.extend(p.encode_staged(&text));
                 assert_eq!(ids, want, "{n:?} {text:?}");
             }
+        }
+    }
+
+    /// The hot loop's own word ends: ASCII words between single spaces, some unknown, some
+    /// longer than `max_input_chars_per_word`, next to double spaces, punctuation and text ends.
+    #[test]
+    fn ascii_words_between_spaces() {
+        let mut rng = Rng(0x9e3779b97f4a7c15);
+        let n = BertNormalizer { clean_text: true, handle_chinese_chars: true, strip_accents: None, lowercase: true };
+        let p = pipeline(n, &mut rng);
+        let pieces = ["a", "b", "ab", "Z", "1", "aaaaaaa", "bab", " ", " ", " ", "  ", "!", "é", "\n"];
+        let mut scratch = Default::default();
+        for _ in 0..3000 {
+            let text: String = (0..rng.below(30)).map(|_| pieces[rng.below(pieces.len())]).collect();
+            let mut ids = Vec::new();
+            p.encode_ids_into(&text, &mut ids, &mut scratch);
+            assert_eq!(ids, p.encode_staged(&text), "{text:?}");
         }
     }
 }
