@@ -25,7 +25,7 @@ from typing import Sequence
 
 from .._version import __version__
 from ..errors import TokenmillError
-from . import prepare, tokens, train, verify
+from . import compare, inspect, plot, prepare, serve, show, tokens, train, verify
 from ._common import ArgumentParser, CliError
 
 __all__ = ["main", "CliError"]
@@ -45,6 +45,8 @@ def _build_parser() -> argparse.ArgumentParser:
     train.add_parser(sub, common)
     verify.add_parser(sub, common)
     prepare.add_parser(sub, common)
+    for viewer in (show, serve, compare, plot, inspect):
+        viewer.add_parser(sub, common)
     return parser
 
 
@@ -60,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except SystemExit as e:  # --help / --version
             return e.code if isinstance(e.code, int) else 0
         if not getattr(args, "command", None):
-            raise CliError("missing command: choose one of encode, decode, count, encodings, demo, train, verify, prepare (see 'tokenmill --help')")
+            raise CliError("missing command: choose one of encode, decode, count, encodings, demo, train, verify, prepare, show, serve, compare, plot, inspect (see 'tokenmill --help')")
         return args.func(args)
     except CliError as e:
         return _fail(str(e))

@@ -1,0 +1,181 @@
+"""What a text becomes under a tokenizer, as data for people: one `Piece` per token (id,
+exact bytes, visible text, whether it is partial UTF-8 or a special token) and the counts
+behind the compression figures (tokens, characters and bytes per token).
+
+Every viewer (terminal `show`, the notebook `html`, the web page) and every analysis
+(`compare`, `inspect`) takes its tokens from here, so they agree with each other and with
+``tok.count(text, **encode_options(parse_special))``: a test compares the two.
+
+What it does not do: colour, escape for HTML, or load files (`resolve` calls `tokenmill.load`).
+
+>>> import tokenmill
+>>> enc = tokenmill.get_encoding("gpt2")
+>>> [p.shown for p in pieces(enc, "hi there\\n")]
+['hi', ' there', '\\\\n']
+>>> stats("hi there\\n", 3)["bytes_per_token"]
+3.0
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from ..errors import InputError
+from ..formats import load
+from ..tokenizer import Tokenizer
+
+__all__ = ["Piece", "pieces", "stats", "encode_options", "resolve", "visible", "is_byte_level"]
+
+
+class Piece(NamedTuple):
+    """One token of a text."""
+
+    id: int
+    #: The token's exact bytes (`Tokenizer.token_bytes`).
+    data: bytes
+    #: The bytes as visible text (`visible`): whitespace, controls and stray bytes escaped.
+    shown: str
+    #: The bytes are not whole UTF-8 characters (one part of a character split across tokens).
+    partial: bool
+    #: A special token (``<|endoftext|>``, ``[CLS]``).
+    special: bool
+
+
+def encode_options(parse_special: bool = False) -> dict[str, Any]:
+    """The keyword arguments every viewer passes to ``encode`` and ``count``.
+
+    By default special-token text is ordinary text, as it must be for text from users (a
+    typed ``<|endoftext|>`` must not end the document); ``parse_special=True`` encodes it as
+    the special token. Tokenizers loaded from HF files add their template tokens (``[CLS]``)
+    as HF does.
+
+    >>> encode_options()
+    {'allowed_special': set(), 'disallowed_special': ()}
+    """
+    return {"allowed_special": "all" if parse_special else set(), "disallowed_special": ()}
+
+
+def is_byte_level(tok: Tokenizer) -> bool:
+    """Whether joining the tokens' bytes gives back the text's UTF-8 (byte-level BPE), so
+    that partial characters can occur; other families' tokens are vocabulary strings
+    (``##ing``, ``[UNK]``)."""
+    flag = getattr(tok, "is_byte_level", None)
+    if flag is not None:
+        return bool(flag)
+    return tok.model_type == "byte_bpe"
+
+
+def visible(data: bytes) -> str:
+    """Bytes as text a person can read: ``\\n``, ``\\t``, ``\\r`` and other control and
+    format characters escaped (``\\x1b``, ``\\u200b``), bytes that are not whole UTF-8
+    characters as ``\\xf0``, and a backslash as ``\\\\``.
+
+    >>> visible(b"a\\tb\\x1b[31m\\xf0\\x9f")
+    'a\\\\tb\\\\x1b[31m\\\\xf0\\\\x9f'
+    """
+    out = []
+    for ch in data.decode("utf-8", "surrogateescape"):
+        o = ord(ch)
+        if 0xDC80 <= o <= 0xDCFF:
+            out.append(f"\\x{o - 0xDC00:02x}")
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch in "\n\t\r":
+            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}[ch])
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn") and ch != "\u200d":
+            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _is_partial(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+def pieces(tok: Tokenizer, text: str, *, parse_special: bool = False) -> list[Piece]:
+    """The tokens of `text` under `tok`, in order.
+
+    Args:
+        tok: any tokenmill tokenizer.
+        text: the text to show.
+        parse_special: encode special-token text as the special token (`encode_options`).
+
+    Returns:
+        One `Piece` per id of ``tok.encode(text, **encode_options(parse_special))``.
+
+    >>> import tokenmill
+    >>> [(p.id, p.data) for p in pieces(tokenmill.get_encoding("gpt2"), "<|endoftext|>", parse_special=True)]
+    [(50256, b'<|endoftext|>')]
+    """
+    if not isinstance(text, str):
+        raise InputError(f"text must be str, not {type(text).__name__}")
+    ids = tok.encode(text, **encode_options(parse_special))
+    return pieces_of_ids(tok, ids)
+
+
+def pieces_of_ids(tok: Tokenizer, ids: Sequence[int]) -> list[Piece]:
+    """`Piece` of each id (the token's bytes looked up once per distinct id)."""
+    specials = set(tok.special_tokens.values())
+    cache: dict[int, Piece] = {}
+    out = []
+    for i in ids:
+        p = cache.get(i)
+        if p is None:
+            data = tok.token_bytes(i)
+            p = cache[i] = Piece(i, data, visible(data), _is_partial(data), i in specials)
+        out.append(p)
+    return out
+
+
+def stats(text: str, n_tokens: int) -> dict[str, Any]:
+    """The compression figures of `text` encoded as `n_tokens` tokens.
+
+    Returns:
+        ``{"tokens", "chars", "bytes", "chars_per_token", "bytes_per_token"}`` (the ratios are
+        ``None`` for zero tokens).
+
+    >>> stats("héllo", 2)
+    {'tokens': 2, 'chars': 5, 'bytes': 6, 'chars_per_token': 2.5, 'bytes_per_token': 3.0}
+    """
+    n_bytes = len(text.encode("utf-8", "surrogatepass"))
+    per = (lambda x: x / n_tokens) if n_tokens else (lambda x: None)
+    return {"tokens": n_tokens, "chars": len(text), "bytes": n_bytes,
+            "chars_per_token": per(len(text)), "bytes_per_token": per(n_bytes)}
+
+
+def resolve(spec: str | Tokenizer, *, cache: Mapping[str, Tokenizer] | None = None) -> tuple[str, Tokenizer]:
+    """A tokenizer and its display name from a standard encoding name, a file or directory
+    `tokenmill.load` reads, or a tokenizer object.
+
+    Returns:
+        ``(name, tokenizer)``: the name is the encoding name, the file's name, or the object's
+        ``name`` attribute.
+
+    >>> resolve("gpt2")[0]
+    'gpt2'
+    """
+    if isinstance(spec, Tokenizer):
+        return str(getattr(spec, "name", None) or type(spec).__name__), spec
+    if not isinstance(spec, str) or not spec:
+        raise InputError(f"a tokenizer is a standard encoding name or a file path, not {spec!r}")
+    if cache is not None and spec in cache:
+        return _label(spec), cache[spec]
+    return _label(spec), load(spec)
+
+
+def _label(spec: str) -> str:
+    # A path shows as its last part (its folder when the file is the generic tokenizer.json).
+    parts = [p for p in spec.replace("\\", "/").split("/") if p]
+    if len(parts) <= 1:
+        return spec
+    last = parts[-1]
+    if last in ("tokenizer.json", "tokenizer.json.gz", "vocab.txt", "encoder.json", "vocab.bpe") and len(parts) > 1:
+        return f"{parts[-2]}/{last}"
+    return last
