@@ -19,7 +19,8 @@ MAX_LINES = 800
 # and needed by few calls (numpy).
 # Optional or heavy: imported where used. tempfile and hashlib cost ~11 ms of `import tokenmill`
 # (HF tokenizers imports in ~11 ms) and only writing files and verifying bundled ones need them.
-LAZY_OK = {"pyarrow", "pyarrow.parquet", "numpy", "tiktoken", "tokenizers", "tempfile", "hashlib", "torch", "ray"}
+LAZY_OK = {"pyarrow", "pyarrow.parquet", "numpy", "tiktoken", "tokenizers", "tempfile", "hashlib", "torch", "ray",
+           "matplotlib.figure", "matplotlib.backends.backend_agg"}
 
 
 def _modules() -> dict[str, Path]:

@@ -1,10 +1,72 @@
-"""``tokenmill compare``: placeholder while issue 12 is built (registered so that the CLI's
-command list is final)."""
+"""``tokenmill compare``: tokens, characters per token and bytes per token of files (or the
+bundled samples) under several tokenizers.
+
+    tokenmill compare FILES... [--encodings a,b,c] [--json | --csv] [--errors replace]
+    tokenmill compare --samples [--encodings a,b,c]
+
+A table by default; ``--json`` writes a list of rows (`tokenmill.analysis.compare.compare`),
+``--csv`` the same rows as CSV. Files are streamed (any size, bounded memory); binary files
+are an error naming the byte. ``--list-samples`` lists the bundled samples with their
+sources and licences. The work is `tokenmill.analysis.compare`; this module parses and prints.
+"""
 
 from __future__ import annotations
 
-__all__ = ["add_parser"]
+import json
+
+from ..analysis.compare import DEFAULT_ENCODINGS, compare, table, to_csv
+from ..analysis.samples import samples
+from ._common import CliError, write
+
+__all__ = ["add_parser", "run"]
 
 
 def add_parser(sub, common) -> None:
-    """Adds the ``compare`` subcommand to the CLI's subparsers (not yet built)."""
+    """Adds the ``compare`` subcommand to the CLI's subparsers."""
+    p = sub.add_parser(
+        "compare", parents=[common], help="compare token counts of files or bundled samples across tokenizers",
+        description="Count tokens, characters per token and bytes per token of each file under each tokenizer. "
+                    "--samples adds the bundled samples: one passage in ten languages, Python code with and "
+                    "without deep indentation, numbers, the same data as JSON and YAML, a text with <|endoftext|>.",
+    )
+    p.add_argument("files", nargs="*", metavar="FILES", help="UTF-8 text files (.gz is read decompressed)")
+    p.add_argument("-e", "--encodings", "--tokenizer", "--encoding", dest="encodings", default=",".join(DEFAULT_ENCODINGS),
+                   metavar="NAMES", help=f"comma-separated standard encoding names or tokenizer files "
+                                         f"(default {','.join(DEFAULT_ENCODINGS)})")
+    p.add_argument("--samples", action="store_true", help="compare the bundled samples (after any FILES)")
+    p.add_argument("--list-samples", action="store_true", help="list the bundled samples with source and licence, and exit")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="write the rows as JSON")
+    fmt.add_argument("--csv", action="store_true", help="write the rows as CSV")
+    p.add_argument("--errors", choices=("strict", "replace"), default="strict",
+                   help="files that are not UTF-8 text: fail naming the byte (strict, default) or substitute U+FFFD")
+    p.set_defaults(func=run)
+
+
+def _list_samples(args) -> int:
+    rows = samples()
+    if args.json:
+        write(json.dumps([s._asdict() for s in rows], indent=2, ensure_ascii=False) + "\n")
+        return 0
+    width = max(len(s.name) for s in rows)
+    for s in rows:
+        write(f"{s.name:<{width}}  {s.description}\n{'':<{width}}  source: {s.source}\n{'':<{width}}  licence: {s.license}\n")
+    return 0
+
+
+def run(args) -> int:
+    if args.list_samples:
+        return _list_samples(args)
+    inputs: list = list(args.files)
+    if args.samples:
+        inputs.extend(samples())
+    if not inputs:
+        raise CliError("nothing to compare: give FILES, or --samples for the bundled samples (see --list-samples)")
+    rows = compare(inputs, args.encodings, errors=args.errors)
+    if args.json:
+        write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+    elif args.csv:
+        write(to_csv(rows))
+    else:
+        write(table(rows) + "\n")
+    return 0

@@ -2,6 +2,10 @@
 
 * ``the-verdict.txt``: Edith Wharton's short story "The Verdict" (1908, public domain), the
   sample text of "Build a Large Language Model (From Scratch)".
+* ``manifest.json`` lists the samples of ``tokenmill compare --samples`` (the Universal
+  Declaration of Human Rights, articles 1-3, in ten languages; Python code with and without
+  deep indentation; numbers; the same data as JSON and YAML; a text with ``<|endoftext|>``),
+  each with its source and licence; `tokenmill.analysis.samples` reads it.
 
 Package data only: nothing here is downloaded.
 """

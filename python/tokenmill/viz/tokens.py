@@ -18,15 +18,17 @@ What it does not do: colour, escape for HTML, or load files (`resolve` calls `to
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from ..errors import InputError
 from ..formats import load
+from ..registry import list_encoding_names
 from ..tokenizer import Tokenizer
 
-__all__ = ["Piece", "pieces", "stats", "encode_options", "resolve", "visible", "is_byte_level"]
+__all__ = ["Piece", "pieces", "pieces_of_ids", "stats", "encode_options", "resolve", "for_viewing", "visible", "is_byte_level"]
 
 
 class Piece(NamedTuple):
@@ -151,23 +153,46 @@ def stats(text: str, n_tokens: int) -> dict[str, Any]:
 
 
 def resolve(spec: str | Tokenizer, *, cache: Mapping[str, Tokenizer] | None = None) -> tuple[str, Tokenizer]:
-    """A tokenizer and its display name from a standard encoding name, a file or directory
-    `tokenmill.load` reads, or a tokenizer object.
+    """A tokenizer ready for viewing and its display name, from a standard encoding name, a
+    file or directory `tokenmill.load` reads, or a tokenizer object.
+
+    Padding and truncation set by a Hugging Face file are switched off: a viewer shows the
+    text's own tokens, never ``[PAD]`` fillers or a cut-off text (BERT's file pads to 128).
+
+    Args:
+        spec: the name, path or object.
+        cache: already loaded tokenizers by spec (used as they are).
 
     Returns:
-        ``(name, tokenizer)``: the name is the encoding name, the file's name, or the object's
-        ``name`` attribute.
+        ``(name, tokenizer)``: the name is the encoding name, the file's name (with its folder
+        for generic names such as ``tokenizer.json``), or the object's ``name`` attribute. A
+        name that is neither a standard encoding nor an existing path raises `InputError`
+        listing the standard names.
 
     >>> resolve("gpt2")[0]
     'gpt2'
     """
     if isinstance(spec, Tokenizer):
-        return str(getattr(spec, "name", None) or type(spec).__name__), spec
+        return str(getattr(spec, "name", None) or type(spec).__name__), for_viewing(spec)
     if not isinstance(spec, str) or not spec:
         raise InputError(f"a tokenizer is a standard encoding name or a file path, not {spec!r}")
     if cache is not None and spec in cache:
         return _label(spec), cache[spec]
-    return _label(spec), load(spec)
+    names = list_encoding_names()
+    if spec not in names and not os.path.exists(spec):
+        raise InputError(f"unknown tokenizer {spec!r}: give a standard encoding ({', '.join(names)}) or the path of a "
+                         "tokenizer file (tokenmill JSON, .tiktoken, GPT-2 encoder.json/vocab.bpe, a Hugging Face "
+                         "tokenizer.json, a WordPiece vocab.txt)")
+    return _label(spec), for_viewing(load(spec))
+
+
+def for_viewing(tok: Tokenizer) -> Tokenizer:
+    """`tok` without the padding and truncation a Hugging Face file may switch on."""
+    if getattr(tok, "padding", None) is not None:
+        tok = tok.with_padding(None)  # type: ignore[attr-defined]
+    if getattr(tok, "truncation", None) is not None:
+        tok = tok.with_truncation(None)  # type: ignore[attr-defined]
+    return tok
 
 
 def _label(spec: str) -> str:
