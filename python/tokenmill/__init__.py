@@ -43,6 +43,8 @@ from .stream import StreamDecoder
 from .tokenizer import Tokenizer
 
 if TYPE_CHECKING:
+    from .analysis.compare import compare
+    from .analysis.inspect import inspect
     from .train import train_bpe, train_wordpiece
 
 __all__ = [
@@ -73,6 +75,8 @@ __all__ = [
     "CorpusError",
     "train_bpe",
     "train_wordpiece",
+    "compare",
+    "inspect",
     "load",
     "Tokenizer",
     "ClassicBPE",
@@ -89,6 +93,11 @@ def __getattr__(name: str) -> Any:
     # `import tokenmill` stays light for programs that only encode (a third of its time).
     if name in ("train_bpe", "train_wordpiece"):
         value = getattr(importlib.import_module(f"{__name__}.train"), name)
+        globals()[name] = value
+        return value
+    # The analyses (issue 12) load on first use too: only people measuring tokenizers need them.
+    if name in ("compare", "inspect"):
+        value = getattr(importlib.import_module(f"{__name__}.analysis.{name}"), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

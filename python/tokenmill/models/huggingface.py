@@ -383,6 +383,12 @@ class HFTokenizer(Tokenizer):
         return self._core.pretokenizer
 
     @property
+    def is_byte_level(self) -> bool:
+        """Whether the file is byte-level (GPT-2's byte alphabet): its tokens' bytes joined are
+        the text's UTF-8, so a token may hold part of a character."""
+        return bool(self._core.is_byte_level)
+
+    @property
     def training(self) -> dict:
         return {}
 
