@@ -8,6 +8,7 @@ import csv
 import gzip
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -141,7 +142,7 @@ def test_inputs_files_texts_pairs_and_samples(tmp_path):
     assert rows[0]["tokens"] == rows[1]["tokens"] == rows[2]["tokens"] == 2
     assert compare({"t": "hello world"}, "gpt2")[0]["tokens"] == 2
     assert compare(f, "gpt2")[0]["tokens"] == 2
-    with pytest.raises(InputError, match="not a file.*name"):
+    with pytest.raises(InputError, match="no such file.*name"):
         compare(["hello world"], "gpt2")
     with pytest.raises(InputError, match="unknown tokenizer"):
         compare({"t": "x"}, "gpt-2")
@@ -264,3 +265,54 @@ def test_cli_errors(capsys, tmp_path):
 def test_sample_objects_are_named_tuples():
     s = sample("English")
     assert isinstance(s, Sample) and s._asdict()["name"] == "English"
+
+
+def test_gzip_is_found_by_its_magic_and_corrupt_gzip_is_one_line(capsys, tmp_path):
+    (_, enc), = resolve_all("gpt2")
+    named = tmp_path / "plain-name.txt"  # gzip content whatever the name
+    named.write_bytes(gzip.compress(b"hello world\n"))
+    assert count_file(enc, named)["tokens"] == enc.count("hello world\n")
+    corrupt = bytearray(gzip.compress(b"hello world\n" * 1000))
+    for i in range(12, 40):  # a broken deflate stream: zlib.error, which is no OSError
+        corrupt[i] ^= 0x55
+    bad = tmp_path / "bad.gz"
+    bad.write_bytes(bytes(corrupt))
+    with pytest.raises(InputError, match="not a readable gzip file"):
+        count_file(enc, bad)
+    rc, out, err = run_cli(capsys, "compare", str(bad))
+    assert rc == 2 and out == "" and err.startswith("tokenmill: error: ") and err.count("\n") == 1
+
+
+def test_cli_stdin_and_missing_files(capsys, monkeypatch, tmp_path):
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"hello world\n"), encoding="utf-8"))
+    rc, out, _ = run_cli(capsys, "compare", "-", "-e", "gpt2", "--json")
+    assert rc == 0 and json.loads(out)[0]["sample"] == "<stdin>" and json.loads(out)[0]["tokens"] == 3
+    rc, _, err = run_cli(capsys, "compare", "-", "-")
+    assert rc == 2 and "stdin can be read once" in err
+    a = tmp_path / "a.txt"
+    a.write_text("x", encoding="utf-8")
+    rc, out, err = run_cli(capsys, "compare", str(a), str(tmp_path / "missing"))
+    assert rc == 2 and out == "" and err == f"tokenmill: error: {tmp_path / 'missing'}: no such file\n"
+    rc, _, err = run_cli(capsys, "compare", str(a), str(tmp_path))
+    assert rc == 2 and "is a directory" in err
+
+
+def test_a_pipe_is_read_once_for_every_tokenizer(capsys):
+    # A pipe given as a file (<(cmd)) used to be streamed per tokenizer: the second one read
+    # an empty pipe and reported 0 tokens.
+    r, w = os.pipe()
+    os.write(w, b"hello world\n" * 100)
+    os.close(w)
+    try:
+        rows = compare([f"/dev/fd/{r}"], "gpt2,cl100k_base")
+    finally:
+        os.close(r)
+    assert [row["tokens"] for row in rows] == [300, 300]
+    r, w = os.pipe()
+    os.write(w, b"hello world\n" * 100)
+    os.close(w)
+    try:
+        rc, _, err = run_cli(capsys, "compare", f"/dev/fd/{r}", "-e", "gpt2,cl100k_base", "--max-bytes", "100")
+    finally:
+        os.close(r)
+    assert rc == 2 and "--max-bytes" in err and err.count("\n") == 1

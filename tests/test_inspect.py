@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ import tokenmill
 from tokenmill.analysis import glitch
 from tokenmill.analysis.inspect import inspect, utf8_fragment
 from tokenmill.cli import main
+from tokenmill.cli.inspect import _histogram
 from tokenmill.errors import CorpusError, InputError
 from tokenmill.formats.gpt2 import canonical_split
 
@@ -262,7 +264,8 @@ def test_embeddings_with_nan_or_not_npy(tmp_path, capsys):
         inspect("gpt2", embeddings=tmp_path / "nan.npy")
     (tmp_path / "text.npy").write_text("not an array")
     assert main(["inspect", "gpt2", "-q", "--embeddings", str(tmp_path / "text.npy")]) == 2
-    assert "not a readable .npy array" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "not a .npy file" in err and "pickle" not in err  # numpy's message talks about pickles
 
 
 # ------------------------------------------------------------------------ corpus input
@@ -304,7 +307,40 @@ def test_a_big_corpus_is_read_in_bounded_pieces(tmp_path):
     assert info["bytes"] == len(line) * 3000 + 300_000  # text bytes, not the compressed size
 
 
+def test_openai_counts_are_cut_at_safe_points_and_exact(tmp_path):
+    # Pieces end at `safe_cut` points, so small pieces give exactly the whole text's counts
+    # (cut after line breaks, "\n\n\n" runs split differently: 50 MB of one line was 8 off).
+    text = ("Hello  world,\n\n\n   indented 998 9988\tthe end. é中文\n" * 400) + "word " * 3000
+    path = tmp_path / "text.bin"  # gzip found by its magic bytes, not by the name
+    path.write_bytes(gzip.compress(text.encode()))
+    for name in ("gpt2", "cl100k_base", "o200k_base"):
+        enc = tokenmill.get_encoding(name)
+        counts, info = glitch.count_tokens(enc, [path], chunk_size=1000)
+        whole = np.bincount(enc.encode_to_numpy(text, disallowed_special=()), minlength=enc.n_vocab)
+        assert (counts == whole).all(), name
+        assert info["tokens"] == enc.count(text, disallowed_special=())
+
+
+def test_invalid_utf8_offsets(tmp_path):
+    end = tmp_path / "end.txt"
+    end.write_bytes(b"caf\xe9")  # cut off at the end of the file: the byte is the 4th (offset 3)
+    middle = tmp_path / "middle.txt"
+    middle.write_bytes(b"abc" * 1000 + b"caf\xe9 x\n")
+    for path, offset in ((end, 3), (middle, 3003)):
+        for size in (2, 7, 1 << 16):
+            with pytest.raises(CorpusError) as e:
+                list(glitch._pieces(path, size, None))
+            assert e.value.offset == offset, (path.name, size)
+
+
 # ------------------------------------------------------------------------ CLI
+def test_histogram_header_is_aligned():
+    for hist in ({1: 2}, {1: 256, 2: 1916, 128: 1}):
+        lines = _histogram(hist)
+        ends = {re.match(r"\s*\S+", line).end() for line in lines}  # where the length column ends
+        assert len(ends) == 1 and lines[0].split() == ["bytes", "tokens"], lines
+
+
 def test_cli_json_shape(capsys):
     assert main(["inspect", "gpt2", "--json", "--top", "3", "-q"]) == 0
     captured = capsys.readouterr()
@@ -333,7 +369,7 @@ def test_cli_report_and_progress_notes(capsys):
 
 def test_cli_bad_arguments(capsys):
     assert main(["inspect", "no-such-encoding"]) == 2
-    assert "neither a standard encoding" in capsys.readouterr().err
+    assert "unknown tokenizer 'no-such-encoding': give a standard encoding" in capsys.readouterr().err
     assert main(["inspect", "gpt2", "--top", "0"]) == 2
     assert main(["inspect", "gpt2", "--unused", "5-2"]) == 2
     assert "increasing range" in capsys.readouterr().err

@@ -163,3 +163,31 @@ def test_cli_errors(capsys, tmp_path):
     assert rc == 2 and "unknown tokenizer 'nope'" in err
     rc, _, err = run_cli(capsys, "plot", "lengths", "gpt2", "-o", str(tmp_path / "no" / "dir" / "x.png"))
     assert rc == 2 and "does not exist" in err
+
+
+def test_cli_inputs_are_checked_before_training(capsys, tmp_path):
+    # A name without a corpus extension used to be trained on as a text (and measured: 1.0).
+    rc, out, err = run_cli(capsys, "plot", "compression", "--corpus", str(tmp_path / "nonexist"), "--vocab-sizes", "256,300")
+    assert rc == 2 and "--corpus" in err and "no such file" in err and "training" not in err
+    rc, _, err = run_cli(capsys, "plot", "compression", "--corpus", verdict(), "--vocab-sizes", "256,300",
+                         "--held-out", str(tmp_path / "nonexist"))
+    assert rc == 2 and "--held-out" in err and "no such file" in err and "training" not in err
+    rc, _, err = run_cli(capsys, "plot", "compression", "--corpus", verdict(), "--vocab-sizes", "256,300", "-o", str(tmp_path))
+    assert rc == 2 and "is a directory" in err and "training" not in err
+    rc, _, err = run_cli(capsys, "plot", "compression", "--corpus", verdict(), "--vocab-sizes", "256," + "9" * 20)
+    assert rc == 2 and "32-bit" in err and err.count("\n") == 1
+    rc, _, err = run_cli(capsys, "plot", "lengths", "gpt2,cl100k_base", "--json")
+    assert rc == 2 and "unknown tokenizer 'gpt2,cl100k_base'" in err
+    with pytest.raises(tokenmill.errors.CorpusFileNotFoundError, match="no such file"):
+        compression_points(str(tmp_path / "nonexist"), [256])
+
+
+def test_cli_errors_replace(capsys, tmp_path):
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes(b"caf\xe9 au lait\n" * 20)
+    rc, _, err = run_cli(capsys, "plot", "compression", "--corpus", str(latin1), "--vocab-sizes", "256,300", "--json", "-q")
+    assert rc == 2 and "byte 3" in err and err.count("\n") == 1
+    rc, out, _ = run_cli(capsys, "plot", "compression", "--corpus", str(latin1), "--vocab-sizes", "256,300", "--json",
+                         "-q", "--errors", "replace")
+    points = json.loads(out)  # at 256 ids a token is a byte: U+FFFD is 1 character, 3 bytes
+    assert rc == 0 and points[0]["chars"] == len("caf\ufffd au lait\n") * 20 == points[0]["tokens"] - 2 * 20

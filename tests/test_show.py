@@ -3,6 +3,7 @@ visible whitespace, stdin, and bad input (binary files, huge files, unknown toke
 
 from __future__ import annotations
 
+import gzip
 import io
 import re
 import sys
@@ -13,7 +14,8 @@ import pytest
 import tokenmill
 from tokenmill.cli import main
 from tokenmill.errors import InputError
-from tokenmill.viz.show import MAX_BYTES, decode_text, read_text_file, render, render_tokens, resolve_all, use_color
+from tokenmill.viz.show import (MAX_BYTES, decode_text, read_text_file, render, render_all, render_tokens, resolve_all,
+                                use_color)
 from tokenmill.viz.tokens import encode_options, pieces
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -239,3 +241,49 @@ def test_cli_tokenizer_file(capsys):
     assert rc == 0
     blocks = out.strip().split("\n\n")
     assert blocks[0].splitlines()[1] == blocks[1].splitlines()[1] == "|hello| world|"
+
+
+def test_cli_text_argument_that_is_not_utf8(capsys):
+    # argv bytes that are not UTF-8 reach Python as lone surrogates (surrogateescape); TEXT
+    # obeys --errors like a file: an error naming the byte, or U+FFFD counted as its 3 bytes.
+    rc, out, err = run_cli(capsys, "show", "caf\udce9 x", "-e", "gpt2")
+    assert rc == 2 and out == "" and "TEXT: invalid UTF-8" in err and "at byte 3" in err and err.count("\n") == 1
+    rc, out, _ = run_cli(capsys, "show", "caf\udce9 x", "-e", "gpt2", "--errors", "replace")
+    enc = tokenmill.get_encoding("gpt2")
+    n = enc.count("caf\ufffd x", **encode_options(False))
+    assert rc == 0 and out.splitlines()[0] == f"== gpt2: {n} tokens, {6 / n:.2f} chars/token, {8 / n:.2f} bytes/token =="
+
+
+def test_cli_gzip_file_closed_stdin_and_comma_in_a_path(capsys, monkeypatch, tmp_path):
+    gz = tmp_path / "t.txt.gz"
+    gz.write_bytes(gzip.compress("hello world\n".encode()))
+    rc, out, _ = run_cli(capsys, "show", "--file", str(gz), "-e", "gpt2")
+    assert rc == 0 and out.splitlines()[1] == "|hello| world|\\n|"
+    broken = tmp_path / "broken.gz"
+    broken.write_bytes(gzip.compress(b"hello world\n" * 100)[:30])
+    rc, out, err = run_cli(capsys, "show", "--file", str(broken))
+    assert rc == 2 and "not a readable gzip file" in err and err.count("\n") == 1
+    monkeypatch.setattr(sys, "stdin", None)  # started with stdin closed (tokenmill show <&-)
+    rc, _, err = run_cli(capsys, "show")
+    assert rc == 2 and "stdin is closed" in err
+    odd = tmp_path / "a,b.json"  # a tokenizer file whose name holds a comma
+    odd.write_bytes(shared("gpt2", "tokenizer.json").read_bytes())
+    assert [label for label, _ in resolve_all(str(odd))] == ["a,b.json"]
+
+
+def test_labels_of_different_tokenizers_differ():
+    # The folder of GPT-2's encoder.json + vocab.bpe is labelled "gpt2" like the encoding;
+    # side by side (compare's JSON rows) the two must be told apart.
+    folder = str(shared("gpt2"))
+    assert [label for label, _ in resolve_all(["gpt2", folder])] == ["gpt2", folder]
+    assert [label for label, _ in resolve_all([folder])] == ["gpt2"]
+    assert [label for label, _ in resolve_all("gpt2,gpt2")] == ["gpt2", "gpt2"]  # the same one twice
+
+
+def test_header_escapes_control_characters_in_the_label(tmp_path):
+    # A tokenizer file's name reaches the terminal in the header: it must not colour it.
+    path = tmp_path / "\x1b[31mred.json"
+    tokenmill.WordLevel({"a": 0, "<unk>": 1}, {"<unk>": 1}, unk_token="<unk>").save(path)
+    out = render_all(resolve_all([str(path)]), "a", color=True)
+    first = out.splitlines()[0]
+    assert "\x1b" not in first and "\\x1b[31mred.json" in first

@@ -148,3 +148,11 @@ def test_long_texts_are_drawn_up_to_max_tokens():
     assert view.rows[0]["tokens"] > MAX_TOKENS
     small = html("a b c", "gpt2", max_tokens=2)._repr_html_()
     assert small.count('class="tm-tok ') == 2 and "1 more tokens not drawn" in small
+
+
+def test_max_tokens_is_checked():
+    # -1 used to draw all tokens but the last and report a wrong number "not drawn".
+    for bad in (-1, "3", True, 1.5):
+        with pytest.raises(tokenmill.errors.InputError, match="max_tokens"):
+            html("a b c d", "gpt2", max_tokens=bad)
+    assert html("a b c d", "gpt2", max_tokens=0)._repr_html_().count('class="tm-tok') == 0

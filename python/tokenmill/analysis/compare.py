@@ -2,10 +2,10 @@
 (text, tokenizer) with tokens, characters, bytes and the two compression ratios; `table` and
 `to_csv` format the rows (``tokenmill compare``).
 
-Texts are files (streamed: read in 1 MiB blocks and counted block by block, so memory stays
-bounded whatever the file's size, as long as the text has a cut point now and then: a word
-before a space or a line break; a file with none, such as minified JSON on one line, is read
-whole), named strings, or the bundled samples
+Texts are files (gzip files decompressed; streamed: read in 1 MiB blocks and counted block
+by block, so memory stays bounded whatever the file's size, as long as the text has a cut
+point now and then: a word before a space or a line break; a file with none, such as minified
+JSON on one line, is read whole), named strings, or the bundled samples
 (`tokenmill.analysis.samples`). Counts are those of `tokenmill.viz.tokens` (special-token
 text is ordinary text), so they agree with what ``tokenmill show`` draws.
 
@@ -26,7 +26,6 @@ What it does not do: print, plot, or load anything from the network.
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import os
 from collections.abc import Iterable, Iterator, Mapping
@@ -35,8 +34,8 @@ from typing import Any
 from ..data.chunks import InvalidUtf8, cuttable_by, read_text, utf8_size
 from ..errors import InputError
 from ..tokenizer import Tokenizer
-from ..viz.show import binary_error, resolve_all
-from ..viz.tokens import encode_options, stats
+from ..viz.show import GZIP_ERRORS, MAX_BYTES, binary_error, gzip_error, open_input, read_text_file, resolve_all
+from ..viz.tokens import encode_options, figures, stats
 from .samples import Sample
 
 __all__ = ["compare", "count_file", "count_text", "table", "to_csv", "COLUMNS", "DEFAULT_ENCODINGS", "CHUNK_SIZE"]
@@ -76,24 +75,25 @@ def count_text(tok: Tokenizer, text: str) -> dict[str, Any]:
     return {**stats(text, tok.count(text, **encode_options(False))), "exact": True}
 
 
-def _open(path: str) -> gzip.GzipFile | io.BufferedReader:
+def _open(path: str) -> io.BufferedIOBase:
     if os.path.isdir(path):
         raise InputError(f"{path} is a directory, not a text file")
     try:
-        return gzip.GzipFile(path, "rb") if path.endswith(".gz") else open(path, "rb")
+        return open_input(path)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
 
 
 def count_file(tok: Tokenizer, path: str | os.PathLike[str], *, errors: str = "strict",
                chunk_size: int = CHUNK_SIZE) -> dict[str, Any]:
-    """The figures of a UTF-8 text file (``.gz`` is decompressed), read block by block.
+    """The figures of a UTF-8 text file (gzip is decompressed), read block by block.
 
     Args:
         tok: the tokenizer.
         path: the file.
         errors: ``"strict"``: a NUL byte or invalid UTF-8 raises `InputError` naming the file
-            and the byte offset; ``"replace"``: invalid UTF-8 counts as U+FFFD.
+            and the byte offset; ``"replace"``: invalid UTF-8 counts as U+FFFD (its 3 bytes
+            in ``bytes``, as `tokenmill.viz.show` counts the text it shows).
         chunk_size: bytes read per block.
 
     Returns:
@@ -125,21 +125,17 @@ def count_file(tok: Tokenizer, path: str | os.PathLike[str], *, errors: str = "s
             blocks += 1
     except InvalidUtf8 as e:
         raise binary_error(name, e.offset, f"invalid UTF-8 ({e.reason})") from None
-    except (OSError, EOFError) as e:  # a truncated or corrupt .gz
-        if isinstance(e, FileNotFoundError):
-            raise
-        raise InputError(f"{name}: cannot be read: {e}") from None
+    except GZIP_ERRORS as e:
+        raise gzip_error(name, e) from None
+    except OSError as e:
+        raise InputError(f"{name}: cannot be read: {e.strerror or e}") from None
     finally:
         f.close()
     # Template tokens were added to every block; the file is one text.
     tokens -= added * max(blocks - 1, 0)
     if blocks == 0:
         tokens = tok.count("", **opts)
-    row = stats("", tokens)
-    per = (lambda x: x / tokens) if tokens else (lambda x: None)
-    row.update(chars=chars, bytes=n_bytes, chars_per_token=per(chars), bytes_per_token=per(n_bytes))
-    row["exact"] = safe or blocks <= 1
-    return row
+    return {**figures(tokens, chars, n_bytes), "exact": safe or blocks <= 1}
 
 
 def _inputs(items: Any) -> Iterator[tuple[str, str, Any]]:
@@ -160,18 +156,19 @@ def _inputs(items: Any) -> Iterator[tuple[str, str, Any]]:
         elif isinstance(item, (str, os.PathLike)):
             path = os.fspath(item)
             if not os.path.exists(path):
-                raise InputError(f"{path!r} is not a file; to compare texts, pass {{name: text}} or (name, text) pairs")
+                raise InputError(f"{path}: no such file (a str is a file path; to compare texts, pass {{name: text}} "
+                                 "or (name, text) pairs)")
             yield path, "file", path
         else:
             raise InputError(f"cannot compare {type(item).__name__} {item!r}: give a file path, a (name, text) pair or a Sample")
 
 
 def compare(texts_or_files: Any, tokenizers: Any = DEFAULT_ENCODINGS, *, errors: str = "strict",
-            chunk_size: int = CHUNK_SIZE) -> list[dict[str, Any]]:
+            chunk_size: int = CHUNK_SIZE, max_bytes: int = MAX_BYTES) -> list[dict[str, Any]]:
     """Tokens, characters and bytes per token of each text under each tokenizer.
 
     Args:
-        texts_or_files: file paths (str or `os.PathLike`; ``.gz`` is read decompressed),
+        texts_or_files: file paths (str or `os.PathLike`; gzip is read decompressed),
             ``{name: text}``, ``(name, text)`` pairs, `tokenmill.analysis.samples.Sample`
             records (``samples()``), or a list mixing them. A str is always a path: texts
             need a name.
@@ -180,6 +177,8 @@ def compare(texts_or_files: Any, tokenizers: Any = DEFAULT_ENCODINGS, *, errors:
         errors: for files: ``"strict"`` (binary data is an error naming the file and the
             byte offset) or ``"replace"`` (invalid UTF-8 counts as U+FFFD).
         chunk_size: bytes read per block when streaming a file.
+        max_bytes: a file that can be read only once (a pipe, ``/dev/stdin``) is read whole
+            into memory when several tokenizers count it; a larger one raises `InputError`.
 
     Returns:
         One dict per (text, tokenizer), texts in order and tokenizers within each text:
@@ -195,6 +194,9 @@ def compare(texts_or_files: Any, tokenizers: Any = DEFAULT_ENCODINGS, *, errors:
     toks = resolve_all(tokenizers)  # every name checked before any counting
     rows = []
     for name, kind, value in _inputs(texts_or_files):
+        if kind == "file" and len(toks) > 1 and not os.path.isfile(value):
+            # A pipe gives its bytes once: every tokenizer counts the same text, from memory.
+            kind, value = "text", read_text_file(value, errors=errors, max_bytes=max_bytes)
         for label, tok in toks:
             figures = count_text(tok, value) if kind == "text" else count_file(tok, value, errors=errors, chunk_size=chunk_size)
             rows.append({"sample": name, "encoding": label, **figures})

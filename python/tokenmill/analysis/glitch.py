@@ -49,22 +49,22 @@ round-trip categories (`tokenmill.analysis.inspect` does and passes its results 
 from __future__ import annotations
 
 import codecs
-import gzip
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._progress import human_bytes
+from ..data.chunks import cuttable_by, safe_cut
 from ..errors import CorpusError, CorpusFileNotFoundError, InputError
 from ..tokenizer import Tokenizer
-from ..viz.tokens import encode_options
+from ..viz.show import GZIP_ERRORS, open_input
+from ..viz.tokens import encode_options, for_viewing
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-__all__ = ["reference_corpus", "unpadded", "count_tokens", "merge_parents", "rank_candidates", "load_embeddings", "embedding_distances"]
+__all__ = ["reference_corpus", "count_tokens", "merge_parents", "rank_candidates", "load_embeddings", "embedding_distances"]
 
 #: Read size of corpus files; a piece is encoded at a time, so memory stays near this size.
 CHUNK_SIZE = 4 << 20
@@ -87,21 +87,25 @@ def reference_corpus() -> list[Path]:
 
 
 # ------------------------------------------------------------------------ reference counts
-def _open(path: Path):
-    with open(path, "rb") as f:
-        magic = f.read(2)
-    return gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
+def _cut(text: str, safe: bool) -> int:
+    """Where to end a piece of `text` (0: nowhere yet): at the last `safe_cut` point when the
+    tokenizer has them (the counts are then exactly the whole file's), else after the last
+    line break."""
+    if safe:
+        return max(safe_cut(text), 0)
+    return text.rfind("\n") + 1
 
 
-def _pieces(path: Path, chunk_size: int, progress: Callable[[str], None] | None) -> Iterator[tuple[str, int]]:
+def _pieces(path: Path, chunk_size: int, progress: Callable[[str], None] | None, safe: bool = False) -> Iterator[tuple[str, int]]:
     """(text, bytes read so far) of a UTF-8 file (plain or gzip) in pieces of about
-    `chunk_size` characters, cut after a newline when there is one (a cut inside a line may
-    change the tokens at the cut; counting tolerates that, memory must stay bounded)."""
+    `chunk_size` characters, cut where `_cut` says; a piece that reaches `chunk_size` without
+    such a point is cut where it ends (that cut may change the tokens next to it; memory must
+    stay bounded)."""
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
     offset = 0
     pending = ""
     try:
-        with _open(path) as f:
+        with open_input(path) as f:
             while True:
                 raw = f.read(chunk_size)
                 if not raw:
@@ -112,28 +116,32 @@ def _pieces(path: Path, chunk_size: int, progress: Callable[[str], None] | None)
                 try:
                     text = pending + decoder.decode(raw)
                 except UnicodeDecodeError as e:
+                    # e.start counts from the decoder's held-back bytes, which precede `raw`.
                     raise CorpusError(f"not UTF-8 text ({e.reason}); give UTF-8 text files (plain or .gz)", str(path),
                                       offset=max(offset + e.start - len(decoder.getstate()[0]), 0)) from None
                 before = offset // _NOTE_EVERY
                 offset += len(raw)
                 if progress is not None and offset // _NOTE_EVERY > before:
                     progress(f"{path.name}: {human_bytes(offset)} read")
-                cut = text.rfind("\n") + 1
+                cut = _cut(text, safe)
                 if cut == 0:
-                    if len(text) < chunk_size:  # no newline yet: wait for one, up to one chunk
+                    if len(text) < chunk_size:  # no cut point yet: wait for one, up to one chunk
                         pending = text
                         continue
                     cut = len(text)
                 pending = text[cut:]
                 yield text[:cut], offset
+            held = len(decoder.getstate()[0])
             try:
                 pending += decoder.decode(b"", final=True)
             except UnicodeDecodeError as e:
-                raise CorpusError(f"not UTF-8 text ({e.reason} at the end of the file)", str(path), offset=offset) from None
+                raise CorpusError(f"not UTF-8 text ({e.reason} at the end of the file)", str(path),
+                                  offset=offset - held + e.start) from None
     except FileNotFoundError:
         raise CorpusFileNotFoundError("no such file", str(path)) from None
-    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
-        raise CorpusError(f"not a readable gzip file ({e}); give UTF-8 text files (plain or .gz)", str(path)) from None
+    except GZIP_ERRORS as e:
+        raise CorpusError(f"not a readable gzip file ({e}): it is truncated or corrupt; give UTF-8 text files (plain or .gz)",
+                          str(path)) from None
     except IsADirectoryError:
         raise CorpusError("is a directory; give the text files in it", str(path)) from None
     except PermissionError as e:
@@ -155,28 +163,16 @@ def accepts(fn: Callable[..., Any], keyword: str) -> bool:
     return code is not None and keyword in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
 
 
-def unpadded(tok: Tokenizer) -> Tokenizer:
-    """`tok` without padding and truncation (a tokenizer.json may switch them on, and they
-    would pad or cut every piece of text that is counted).
-
-    >>> import tokenmill
-    >>> unpadded(tokenmill.get_encoding("gpt2")).name
-    'gpt2'
-    """
-    if getattr(tok, "padding", None):
-        tok = tok.with_padding(None)  # type: ignore[attr-defined]
-    if getattr(tok, "truncation", None):
-        tok = tok.with_truncation(None)  # type: ignore[attr-defined]
-    return tok
-
-
 def count_tokens(tok: Tokenizer, files: Iterable[str | Path] | None = None, *, chunk_size: int = CHUNK_SIZE,
                  progress: Callable[[str], None] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
     """How often each id occurs when the files are encoded as ordinary text.
 
     Files are read in pieces (memory stays near `chunk_size` whatever their size), plain or
     gzip, and must be UTF-8 text: a binary or non-UTF-8 file is a `CorpusError` naming it.
-    Special-token text is ordinary text and no template tokens (``[CLS]``) are added.
+    Special-token text is ordinary text and no template tokens (``[CLS]``) are added. For the
+    OpenAI patterns (`tokenmill.data.chunks.cuttable_by`) pieces end only at points where
+    cutting changes no token, so the counts are the whole files' counts (unless a piece of
+    `chunk_size` has no such point); other tokenizers' pieces end after a line break.
 
     Args:
         tok: the tokenizer.
@@ -200,21 +196,23 @@ def count_tokens(tok: Tokenizer, files: Iterable[str | Path] | None = None, *, c
     paths = reference_corpus() if bundled else [Path(f) for f in files]  # type: ignore[union-attr]
     if not paths:
         raise InputError("no corpus files given; pass text files, or None for the bundled reference corpus")
-    tok = unpadded(tok)
+    tok = for_viewing(tok)
     n = tok.vocab_size
     opts = encode_options(False)
+    safe = cuttable_by(getattr(tok, "pretokenizer", ""), tok.special_tokens)
     if accepts(tok.encode, "add_special_tokens"):
         opts["add_special_tokens"] = False
     counts = np.zeros(n, dtype=np.int64)
     total_bytes = total_tokens = 0
     if progress is not None and bundled:
-        progress(f"counting tokens of the bundled reference corpus ({len(paths)} files, {human_bytes(sum(p.stat().st_size for p in paths))})")
+        progress(f"counting tokens of the bundled reference corpus ({len(paths)} files, "
+                 f"{human_bytes(sum(p.stat().st_size for p in paths))} on disk)")
     for path in paths:
         if progress is not None and not bundled:
             size = path.stat().st_size if path.is_file() else 0
             progress(f"counting tokens of {path} ({human_bytes(size)})")
         read = 0
-        for text, read in _pieces(path, chunk_size, progress):
+        for text, read in _pieces(path, chunk_size, progress, safe):
             ids = tok.encode_to_numpy(text, **opts)
             counts += np.bincount(ids, minlength=n)[:n]
             total_tokens += len(ids)
@@ -234,7 +232,7 @@ def _younger_parent(token: bytes | str, rank: int, ranks: Mapping[Any, int]) -> 
     n = len(token)
     if n == 2:
         return -1
-    parts = [token[i : i + 1] for i in range(n)]
+    parts: list[Any] = [token[i : i + 1] for i in range(n)]  # all bytes or all str
     get = ranks.get
     # pair[i]: id of parts[i] + parts[i + 1] when below `rank`; updated next to each merge only.
     pair = []
@@ -256,10 +254,10 @@ def _younger_parent(token: bytes | str, rank: int, ranks: Mapping[Any, int]) -> 
             pair[i] = r if r < rank else _FAR
     ages = []
     for part in parts:
-        r = get(part)
-        if r is None and len(part) > 1:
+        age = get(part)
+        if age is None and len(part) > 1:
             return None
-        ages.append(-1 if len(part) == 1 or r is None else r)
+        ages.append(-1 if len(part) == 1 or age is None else age)
     return max(ages)
 
 
@@ -362,7 +360,13 @@ def load_embeddings(source: str | Path | Any, vocab_size: int) -> np.ndarray:
     if isinstance(source, (str, Path)):
         path = str(source)
         try:
+            with open(path, "rb") as f:
+                magic = f.read(6)
+            if magic != b"\x93NUMPY":  # numpy's own message would talk about pickles
+                raise InputError(f"{path}: not a .npy file; save the (vocab, dim) matrix with numpy.save")
             m = np.load(path, mmap_mode="r", allow_pickle=False)
+        except InputError:
+            raise
         except FileNotFoundError:
             raise InputError(f"{path}: no such file; give the .npy file of the embedding matrix") from None
         except (ValueError, OSError, EOFError) as e:

@@ -68,10 +68,10 @@ from pathlib import Path
 from typing import Any
 
 from .._args import threads
-from ..errors import InputError, TokenIdError
+from ..errors import InputError
 from ..tokenizer import Tokenizer
-from ..viz.tokens import is_byte_level, resolve, visible
-from .glitch import accepts, count_tokens, embedding_distances, load_embeddings, rank_candidates, unpadded
+from ..viz.tokens import is_byte_level, ordinary_tokens, resolve, visible
+from .glitch import accepts, count_tokens, embedding_distances, load_embeddings, rank_candidates
 
 __all__ = ["inspect", "utf8_fragment"]
 
@@ -135,16 +135,7 @@ class _Vocab:
         self.size = tok.vocab_size
         self.byte_level = is_byte_level(tok)
         self.specials = dict(sorted(tok.special_tokens.items(), key=lambda kv: kv[1]))
-        special_ids = set(self.specials.values())
-        self.data: dict[int, bytes] = {}  # ordinary tokens
-        self.unassigned: list[int] = []
-        for i in range(self.size):
-            if i in special_ids:
-                continue
-            try:
-                self.data[i] = tok.token_bytes(i)
-            except (TokenIdError, KeyError, IndexError, ValueError):
-                self.unassigned.append(i)
+        self.data, self.unassigned = ordinary_tokens(tok)  # ordinary tokens' bytes
         self.strings: dict[int, str] = {} if self.byte_level else {i: tok.id_to_token(i) for i in self.data}
 
 
@@ -376,8 +367,7 @@ def inspect(tokenizer: str | Tokenizer, corpus: str | Path | Sequence[str | Path
         raise InputError(f"max_count must be an int >= 0, not {max_count!r}")
     n_threads = threads(num_threads)
     files = [corpus] if isinstance(corpus, (str, Path)) else None if corpus is None else list(corpus)
-    label, tok = resolve(tokenizer)
-    tok = unpadded(tok)
+    label, tok = resolve(tokenizer)  # padding and truncation off
     # The matrix (memory-mapped) and the given ids are checked before any long step.
     matrix = None if embeddings is None else load_embeddings(embeddings, tok.vocab_size)
     if unused_ids is not None:

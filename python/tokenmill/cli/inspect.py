@@ -22,7 +22,7 @@ import os
 from typing import Any
 
 from ..analysis.inspect import inspect
-from ..registry import list_encoding_names
+from ..viz.tokens import check_spec
 from ._common import CliError, note, positive_int, write
 
 __all__ = ["add_parser", "run"]
@@ -83,17 +83,13 @@ def _count(s: str) -> int:
 
 def _check_paths(args) -> None:
     """Names every missing input before any work starts."""
-    if args.tokenizer not in list_encoding_names() and not os.path.exists(args.tokenizer):
-        raise CliError(
-            f"{args.tokenizer!r} is neither a standard encoding ({', '.join(list_encoding_names())}) nor a file; "
-            "give a name or the path of a tokenizer file (tokenmill JSON, a tiktoken export, GPT-2 files, "
-            "a Hugging Face tokenizer.json, a WordPiece vocab.txt)"
-        )
+    check_spec(args.tokenizer)
     for f in args.corpus or ():
-        if not os.path.isfile(f):
+        if os.path.isdir(f) or not os.path.exists(f):
             raise CliError(f"--corpus {f}: {'is a directory; give the text files in it' if os.path.isdir(f) else 'no such file'}")
     if args.embeddings is not None and not os.path.isfile(args.embeddings):
-        raise CliError(f"--embeddings {args.embeddings}: no such file")
+        what = "is a directory; give the .npy file" if os.path.isdir(args.embeddings) else "no such file"
+        raise CliError(f"--embeddings {args.embeddings}: {what}")
 
 
 def run(args) -> int:
@@ -126,13 +122,15 @@ def _table(rows: list[dict[str, Any]], cols: list[tuple[str, str]]) -> list[str]
 
 
 def _histogram(hist: dict[int, int]) -> list[str]:
+    """The header line and one bar per length (lengths above 16 bytes in one row)."""
     rows: list[tuple[str, int]] = [(str(k), v) for k, v in hist.items() if k <= 16]
     rest = sum(v for k, v in hist.items() if k > 16)
     if rest:
         rows.append((f"17-{max(hist)}", rest))
     peak = max((v for _, v in rows), default=1)
-    width = max((len(k) for k, _ in rows), default=1)
-    return [f"  {k:>{width}}  {v:>7,}  {'#' * max(1, round(_BAR * v / peak)) if v else ''}" for k, v in rows]
+    width = max([len("bytes")] + [len(k) for k, _ in rows])
+    return [f"  {'bytes':>{width}}  {'tokens':>7}"] + [
+        f"  {k:>{width}}  {v:>7,}  {'#' * max(1, round(_BAR * v / peak)) if v else ''}" for k, v in rows]
 
 
 def render(r: dict[str, Any]) -> str:
@@ -157,7 +155,7 @@ def render(r: dict[str, Any]) -> str:
         lines.append(f"unassigned ids: {', '.join(map(str, r['unassigned']['ids'][:12]))}"
                      f"{' ...' if r['unassigned']['count'] > 12 else ''}")
 
-    lines += ["", f"token length in bytes (mean {r['mean_length']:.2f}):", "  bytes   tokens"]
+    lines += ["", f"token length in bytes (mean {r['mean_length']:.2f}):"]
     lines += _histogram({int(k): v for k, v in r["length_histogram"].items()})
     lines += ["", f"longest tokens (top {len(r['longest'])}):"]
     lines += _table(r["longest"], [("id", ""), ("bytes", "")])

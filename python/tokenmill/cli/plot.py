@@ -1,21 +1,24 @@
 """``tokenmill plot``: PNG plots of tokenizers (matplotlib, the ``tokenmill[plot]`` extra).
 
     tokenmill plot compression --corpus FILES --vocab-sizes 256,512,1024 [--held-out FILES]
-                               [--pattern P] [-o compression.png] [--json]
+                               [--pattern P] [-o compression.png] [--json] [--errors replace]
     tokenmill plot lengths TOKENIZER [-o token-lengths.png] [--json]
 
 ``compression`` trains byte-level BPE on the corpus (once, at the largest size) and plots
 bytes per token against vocabulary size, measured on the corpus or on ``--held-out`` files;
 training progress goes to stderr (``--quiet`` hides it). ``lengths`` plots the histogram of
 a vocabulary's token lengths in bytes. ``--json`` prints the numbers (without matplotlib);
-with ``-o`` too it also plots. The work is `tokenmill.viz.plot`; this module parses and prints.
+with ``-o`` too it also plots. Every file and the output are checked before training. The
+work is `tokenmill.viz.plot`; this module parses and prints.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 
 from ..viz.plot import check_vocab_sizes, compression_points, plot_compression, plot_lengths, token_lengths
 from ._common import CliError, note, write
@@ -51,6 +54,8 @@ def add_parser(sub, common) -> None:
     c.add_argument("--pattern", default=None, help="pre-tokenizer: gpt2, cl100k (default), o200k or a regex")
     c.add_argument("-o", "--output", metavar="PNG", help="the PNG to write (default compression.png; with --json, only if given)")
     c.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    c.add_argument("--errors", choices=("strict", "replace"), default="strict",
+                   help="invalid UTF-8 in the files: fail naming the byte (strict, default) or substitute U+FFFD")
     c.set_defaults(func=run)
 
     length = kinds.add_parser("lengths", parents=[common], help="histogram of token lengths in bytes",
@@ -63,18 +68,35 @@ def add_parser(sub, common) -> None:
 
 
 def _output(args, default: str) -> str | None:
-    if args.output:
-        return args.output
-    return None if args.json else default
+    """The PNG to write, checked before any work (training can take minutes)."""
+    out = args.output or (None if args.json else default)
+    if out is None:
+        return None
+    if os.path.isdir(out):
+        raise CliError(f"-o {out}: is a directory; give the PNG file to write, e.g. {os.path.join(out, default)}")
+    parent = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(parent):
+        raise CliError(f"-o {out}: the directory {parent} does not exist; create it or write elsewhere")
+    return out
+
+
+def _files(option: str, files: list[str]) -> list[Path]:
+    """The files as paths (a list of str that name no file would be texts to train on)."""
+    for f in files:
+        if not os.path.exists(f) or os.path.isdir(f):
+            raise CliError(f"{option} {f}: {'is a directory; give the files in it' if os.path.isdir(f) else 'no such file'}")
+    return [Path(f) for f in files]
 
 
 def _compression(args) -> int:
     out = _output(args, "compression.png")
     quiet = bool(getattr(args, "quiet", False))
     check_vocab_sizes(args.vocab_sizes)  # before the note and the training
+    corpus = _files("--corpus", args.corpus)
+    held_out = None if args.held_out is None else _files("--held-out", args.held_out)
     note(args, f"training byte-level BPE up to {max(args.vocab_sizes):,} tokens on {len(args.corpus)} file(s)")
-    points = compression_points(args.corpus, args.vocab_sizes, held_out=args.held_out, pattern=args.pattern,
-                                progress=not quiet and sys.stderr.isatty())
+    points = compression_points(corpus, args.vocab_sizes, held_out=held_out, pattern=args.pattern,
+                                progress=not quiet and sys.stderr.isatty(), errors=args.errors)
     reached = points[-1]["n_vocab"]
     if reached < points[-1]["vocab_size"]:
         note(args, f"the corpus has pairs for only {reached:,} tokens: larger sizes measure that vocabulary")

@@ -12,10 +12,10 @@ from TEXT, ``--file`` or stdin (no TEXT and no file, or ``-``). The work is
 
 from __future__ import annotations
 
-import sys
+import os
 
-from ..viz.show import DEFAULT_TOKENIZER, MAX_BYTES, read_text_file, render_all, resolve_all, use_color
-from ._common import CliError, note, positive_int, write
+from ..viz.show import DEFAULT_TOKENIZER, MAX_BYTES, decode_text, read_text_file, render_all, resolve_all, use_color
+from ._common import STDIN, CliError, Source, hint_tty_stdin, positive_int, write
 
 __all__ = ["add_parser", "run"]
 
@@ -48,16 +48,13 @@ def add_parser(sub, common) -> None:
 def _text(args) -> str:
     if args.text is not None and args.file is not None:
         raise CliError("give TEXT or --file, not both")
-    if args.file is None and args.text not in (None, "-"):
-        return args.text
-    path = args.file if args.file is not None else "-"
-    if path == "-":
-        try:
-            tty = sys.stdin.isatty()
-        except (AttributeError, ValueError, OSError):
-            tty = False
-        if tty:
-            note(args, "reading the text from stdin (end with Ctrl-D)")
+    if args.file is None and args.text not in (None, STDIN):
+        # Python decodes argv with surrogateescape: bytes that are not UTF-8 come back as
+        # lone surrogates. Back to the bytes, so TEXT obeys --errors like a file does.
+        return decode_text(os.fsencode(args.text), "TEXT", args.errors)
+    path = args.file if args.file is not None else STDIN
+    if path == STDIN:
+        hint_tty_stdin(args, [Source(STDIN)])
     return read_text_file(path, errors=args.errors, max_bytes=args.max_bytes)
 
 

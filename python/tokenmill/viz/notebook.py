@@ -28,6 +28,7 @@ from __future__ import annotations
 import html as _html
 from typing import Any
 
+from ..errors import InputError
 from .show import header, render_tokens, resolve_all
 from .tokens import Piece, pieces, stats
 
@@ -114,7 +115,7 @@ def html(text: str, tokenizers: Any = "cl100k_base", parse_special: bool = False
         parse_special: encode special-token text (``<|endoftext|>``) as the special token;
             by default it is ordinary text.
         max_tokens: draw at most this many tokens per tokenizer in HTML (the counts are
-            always complete).
+            always complete); an int >= 0.
 
     Returns:
         A `TokenView`: Jupyter displays its ``_repr_html_()``; ``str(view)`` is the plain
@@ -124,6 +125,8 @@ def html(text: str, tokenizers: Any = "cl100k_base", parse_special: bool = False
     >>> [(r["label"], r["tokens"]) for r in view.rows]
     [('gpt2', 2), ('o200k_base', 3)]
     """
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0:
+        raise InputError(f"max_tokens must be an int >= 0 (tokens drawn per tokenizer), not {max_tokens!r}")
     rows = []
     for label, tok in resolve_all(tokenizers):
         ps = pieces(tok, text, parse_special=parse_special)

@@ -32,9 +32,9 @@ from .._io import atomic_write_bytes
 from ..data.chunks import cuttable, utf8_size
 from ..data.corpus import Corpus
 from ..encoding import Encoding
-from ..errors import InputError, TokenIdError, TokenmillError
+from ..errors import InputError, TokenmillError
 from ..train import train_bpe
-from .show import resolve_all
+from .tokens import figures, ordinary_tokens, resolve
 
 __all__ = ["compression_points", "check_vocab_sizes", "token_lengths", "plot_compression", "plot_lengths", "MissingDependencyError",
            "INSTALL_HINT"]
@@ -47,8 +47,13 @@ class MissingDependencyError(TokenmillError, ImportError):
     to install it."""
 
 
+#: The largest vocabulary size: token ids are 32-bit.
+MAX_VOCAB_SIZE = 1 << 32
+
+
 def check_vocab_sizes(vocab_sizes: Sequence[int], floor: int = 256) -> list[int]:
-    """The sizes sorted without repeats; a size below `floor` raises `InputError`.
+    """The sizes sorted without repeats; a size below `floor` or above `MAX_VOCAB_SIZE`
+    raises `InputError`.
 
     >>> check_vocab_sizes([512, 256, 512])
     [256, 512]
@@ -59,6 +64,8 @@ def check_vocab_sizes(vocab_sizes: Sequence[int], floor: int = 256) -> list[int]
     if sizes[0] < floor:
         raise InputError(f"vocabulary size {sizes[0]} is below {floor} (the 256 byte tokens"
                          f"{' and the special tokens' if floor > 256 else ''}); give sizes >= {floor}")
+    if sizes[-1] > MAX_VOCAB_SIZE:
+        raise InputError(f"vocabulary size {sizes[-1]} is above {MAX_VOCAB_SIZE:,} (token ids are 32-bit); give smaller sizes")
     return sizes
 
 
@@ -71,10 +78,10 @@ def _truncated(enc: Encoding, size: int) -> Encoding:
     return Encoding(f"bpe-{size}", enc.pattern, ranks, {})
 
 
-def _measure(enc: Encoding, corpus: Any) -> tuple[int, int, int]:
+def _measure(enc: Encoding, corpus: Any, errors: str) -> tuple[int, int, int]:
     """(tokens, characters, UTF-8 bytes) of `corpus` read as `train_bpe` reads it (the same
     rules for paths and texts, jsonl and parquet), in chunks cut where cutting changes no token."""
-    src = Corpus.from_arg(corpus, cuttable=cuttable(enc.pattern, []), chunk_size=1 << 20)
+    src = Corpus.from_arg(corpus, cuttable=cuttable(enc.pattern, []), chunk_size=1 << 20, errors=errors)
     tokens = chars = n_bytes = 0
     for chunk in src.chunks():
         tokens += enc.count(chunk, disallowed_special=())
@@ -83,8 +90,12 @@ def _measure(enc: Encoding, corpus: Any) -> tuple[int, int, int]:
     return tokens, chars, n_bytes
 
 
+def _reusable(corpus: Any) -> Any:
+    return corpus if isinstance(corpus, (str, os.PathLike)) else list(corpus)
+
+
 def compression_points(corpus: Any, vocab_sizes: Sequence[int], *, held_out: Any = None, pattern: str | None = None,
-                       progress: bool = False, num_threads: int | None = None) -> list[dict[str, Any]]:
+                       progress: bool = False, num_threads: int | None = None, errors: str = "strict") -> list[dict[str, Any]]:
     """Bytes per token of byte-level BPE at each vocabulary size.
 
     Args:
@@ -95,6 +106,8 @@ def compression_points(corpus: Any, vocab_sizes: Sequence[int], *, held_out: Any
         pattern: the pre-tokenizer (`train_bpe`'s; default cl100k).
         progress: show `train_bpe`'s progress bars on stderr.
         num_threads: threads for training.
+        errors: invalid UTF-8 in the files: ``"strict"`` (an error naming the file and byte)
+            or ``"replace"`` (U+FFFD), for training and measuring alike.
 
     Returns:
         One dict per size, ascending: ``vocab_size`` (asked), ``n_vocab`` (reached: smaller
@@ -106,22 +119,18 @@ def compression_points(corpus: Any, vocab_sizes: Sequence[int], *, held_out: Any
     [256, 258]
     """
     sizes = check_vocab_sizes(vocab_sizes)
-    if isinstance(corpus, (str, os.PathLike)):
-        corpus = [corpus]
-    corpus = list(corpus)
-    enc = train_bpe(corpus, sizes[-1], pattern=pattern, progress=progress, num_threads=num_threads)
-    if held_out is not None and isinstance(held_out, (str, os.PathLike)):
-        held_out = [held_out]
-    texts = list(held_out) if held_out is not None else corpus
-    if held_out is not None and not texts:
+    # A path stays a path (a list of one str that names no file would be a text to train on);
+    # other iterables are listed, as they are read twice (training, measuring).
+    corpus = _reusable(corpus)
+    enc = train_bpe(corpus, sizes[-1], pattern=pattern, progress=progress, num_threads=num_threads, errors=errors)
+    texts = _reusable(held_out) if held_out is not None else corpus
+    if held_out is not None and not isinstance(texts, (str, os.PathLike)) and not texts:
         raise InputError("held_out is empty: give the files (or texts) to measure on, or None for the corpus")
     points = []
     for size in sizes:
         tok = _truncated(enc, size)
-        tokens, chars, n_bytes = _measure(tok, texts)
-        points.append({"vocab_size": size, "n_vocab": tok.n_vocab, "tokens": tokens, "chars": chars, "bytes": n_bytes,
-                       "bytes_per_token": n_bytes / tokens if tokens else None,
-                       "chars_per_token": chars / tokens if tokens else None,
+        tokens, chars, n_bytes = _measure(tok, texts, errors)
+        points.append({"vocab_size": size, "n_vocab": tok.n_vocab, **figures(tokens, chars, n_bytes),
                        "measured_on": "held-out" if held_out is not None else "corpus"})
     return points
 
@@ -141,21 +150,14 @@ def token_lengths(tokenizer: Any) -> dict[str, Any]:
     >>> r["lengths"][1], r["max_bytes"], r["special_tokens"]
     (256, 128, 1)
     """
-    (label, tok), = resolve_all([tokenizer])
-    specials = set(tok.special_tokens.values())
+    label, tok = resolve(tokenizer)
+    data, _ = ordinary_tokens(tok)
     counts: dict[int, int] = {}
-    total = 0
-    for i in range(tok.n_vocab):
-        if i in specials:
-            continue
-        try:
-            n = len(tok.token_bytes(i))
-        except (TokenIdError, KeyError):  # an unassigned id
-            continue
-        counts[n] = counts.get(n, 0) + 1
-        total += n
-    n_tokens = sum(counts.values())
-    return {"tokenizer": label, "n_vocab": tok.n_vocab, "tokens": n_tokens, "special_tokens": len(specials),
+    for b in data.values():
+        counts[len(b)] = counts.get(len(b), 0) + 1
+    total = sum(n * k for n, k in counts.items())
+    n_tokens = len(data)
+    return {"tokenizer": label, "n_vocab": tok.n_vocab, "tokens": n_tokens, "special_tokens": len(set(tok.special_tokens.values())),
             "mean_bytes": total / n_tokens if n_tokens else None, "max_bytes": max(counts, default=0),
             "lengths": dict(sorted(counts.items()))}
 

@@ -8,8 +8,10 @@ header of counts per tokenizer (``tokenmill show``), and the input checks every 
   reaches the terminal unescaped, so a text cannot move the cursor or change colours.
 * `resolve_all`: tokenizer names, paths or objects (a comma-separated string too) to
   ``(label, tokenizer)`` pairs; an unknown name is an error listing the known ones.
-* `read_text_file`: a file or stdin as text with a size limit and a clear error for binary
-  data (a NUL byte or invalid UTF-8, with the byte offset).
+* `read_text_file`: a file (gzip-compressed too) or stdin as text with a size limit and a
+  clear error for binary data (a NUL byte or invalid UTF-8, with the byte offset).
+* `open_input`: a file opened for reading bytes, decompressed when it is gzip (``compare``
+  and ``inspect`` read their files through it too).
 
 Tokens come from `tokenmill.viz.tokens.pieces`, so counts agree with ``tok.count``. What it
 does not do: write to the terminal (the CLI does) or render HTML (`tokenmill.viz.notebook`).
@@ -22,8 +24,11 @@ does not do: write to the terminal (the CLI does) or render HTML (`tokenmill.viz
 
 from __future__ import annotations
 
+import gzip
+import io
 import os
 import sys
+import zlib
 from collections.abc import Iterable
 from typing import IO, Any, Sequence
 
@@ -31,15 +36,19 @@ from .._progress import human_bytes
 from ..errors import InputError
 from ..tokenizer import Tokenizer
 from .render import BACKGROUNDS
-from .tokens import Piece, pieces, resolve, stats
+from .tokens import Piece, pieces, resolve, stats, visible
 
-__all__ = ["render", "render_all", "render_tokens", "header", "resolve_all", "read_text_file", "decode_text", "binary_error", "use_color",
-           "MAX_BYTES", "DEFAULT_TOKENIZER"]
+__all__ = ["render", "render_all", "render_tokens", "header", "resolve_all", "read_text_file", "open_input", "decode_text",
+           "binary_error", "gzip_error", "use_color", "MAX_BYTES", "DEFAULT_TOKENIZER", "GZIP_ERRORS"]
 
 #: Largest input `read_text_file` accepts by default (bytes): rendering more is not reading.
 MAX_BYTES = 10_000_000
 
 DEFAULT_TOKENIZER = "cl100k_base"
+
+#: What reading a truncated or corrupt gzip stream raises (zlib.error is no OSError).
+GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
+_GZIP_MAGIC = b"\x1f\x8b"
 
 _RESET = "\x1b[0m"
 # Black text on the light backgrounds of `viz.render` (the same palette as ``tokenmill demo``);
@@ -73,11 +82,14 @@ def header(label: str, figures: dict[str, Any]) -> str:
         figures: `tokenmill.viz.tokens.stats` of the text.
 
     Returns:
-        ``== label: N tokens, C chars/token, B bytes/token ==``.
+        ``== label: N tokens, C chars/token, B bytes/token ==``; control characters in the
+        label (a file name can hold an escape sequence) are shown escaped, like the tokens.
 
     >>> header("gpt2", {"tokens": 2, "chars": 5, "bytes": 6, "chars_per_token": 2.5, "bytes_per_token": 3.0})
     '== gpt2: 2 tokens, 2.50 chars/token, 3.00 bytes/token =='
     """
+    if not label.isprintable():
+        label = visible(label.encode("utf-8", "surrogateescape"))
     n = figures["tokens"]
     if not n:
         return f"== {label}: 0 tokens ({figures['chars']} chars) =="
@@ -163,7 +175,9 @@ def _split_specs(specs: Any) -> list[Any]:
         specs = [specs]
     out: list[Any] = []
     for s in specs:
-        if isinstance(s, str):
+        if isinstance(s, str) and "," in s and os.path.exists(s):
+            out.append(s)  # a file whose name holds a comma
+        elif isinstance(s, str):
             out.extend(part.strip() for part in s.split(",") if part.strip())
         else:
             out.append(s)
@@ -187,8 +201,17 @@ def resolve_all(specs: Any = None) -> list[tuple[str, Tokenizer]]:
 
     >>> [label for label, _ in resolve_all("gpt2, cl100k_base")]
     ['gpt2', 'cl100k_base']
+
+    Two different specs never share a label: a file whose short label is already taken (the
+    folder ``data/gpt2`` next to the encoding ``gpt2``) is labelled with its path as given.
     """
-    return [resolve(s) for s in _split_specs(specs)]
+    specs = _split_specs(specs)
+    out = [resolve(s) for s in specs]
+    taken: dict[str, set[Any]] = {}
+    for spec, (label, _) in zip(specs, out):
+        taken.setdefault(label, set()).add(spec if isinstance(spec, str) else id(spec))
+    return [(spec if isinstance(spec, str) and len(taken[label]) > 1 and spec != label else label, tok)
+            for spec, (label, tok) in zip(specs, out)]
 
 
 def binary_error(name: str, offset: int, what: str) -> InputError:
@@ -231,21 +254,83 @@ def decode_text(data: bytes, name: str = "<input>", errors: str = "strict", base
 
 
 def _too_big(name: str, size: str, max_bytes: int) -> InputError:
-    return InputError(f"{name} is {size}, more than the {human_bytes(max_bytes)} a viewer shows (max_bytes, --max-bytes); "
+    return InputError(f"{name} is {size}, more than the {human_bytes(max_bytes)} read into memory (max_bytes, --max-bytes); "
                       f"count its tokens with 'tokenmill count {name if name != '<stdin>' else '-'}' "
                       "(streamed, any size) or raise --max-bytes")
 
 
+def open_input(path: str | os.PathLike[str]) -> io.BufferedIOBase:
+    """`path` opened for reading bytes, decompressed when the file starts with gzip's magic
+    bytes (whatever its name: a ``.gz`` that is plain text is read as it is).
+
+    Args:
+        path: the file.
+
+    Returns:
+        A binary file object (close it). Reading a corrupt gzip stream raises one of
+        `GZIP_ERRORS` (`gzip_error` words it); opening raises what `open` raises.
+
+    >>> import gzip, os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "t.txt"); _ = open(p, "wb").write(gzip.compress(b"hi"))
+    >>> with open_input(p) as f: f.read()
+    b'hi'
+    """
+    f = open(path, "rb")
+    try:
+        magic = f.peek(2)[:2]  # peek, not read: a pipe cannot be opened again
+    except OSError:
+        magic = b""
+    return _GzipInput(f) if magic == _GZIP_MAGIC else f
+
+
+class _GzipInput(gzip.GzipFile):
+    """A gzip stream over an open file that it closes too (GzipFile leaves a given one open)."""
+
+    def __init__(self, raw: io.BufferedReader):
+        super().__init__(fileobj=raw, mode="rb")
+        self._raw = raw
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._raw.close()
+
+
+def gzip_error(name: str, e: BaseException) -> InputError:
+    """The error for a gzip file that cannot be decompressed.
+
+    Args:
+        name: the file.
+        e: what reading it raised (one of `GZIP_ERRORS`).
+
+    Returns:
+        An `InputError` naming the file, the cause and how to check the file.
+
+    >>> print(gzip_error("a.gz", EOFError("Compressed file ended before the end-of-stream marker was reached")))
+    a.gz: not a readable gzip file (Compressed file ended before the end-of-stream marker was reached): it is truncated or corrupt; check it with 'gzip -t a.gz'
+    """
+    return InputError(f"{name}: not a readable gzip file ({e}): it is truncated or corrupt; check it with 'gzip -t {name}'")
+
+
+def _read_bounded(name: str, max_bytes: int) -> bytes:
+    try:
+        with open_input(name) as f:
+            return f.read(max_bytes + 1)  # a special file (a pipe, /dev/zero) reports size 0
+    except GZIP_ERRORS as e:
+        raise gzip_error(name, e) from None
+
+
 def read_text_file(path: str | os.PathLike[str], *, errors: str = "strict", max_bytes: int = MAX_BYTES,
                    stdin: IO[bytes] | None = None) -> str:
-    """A file (or stdin, as ``"-"``) as text, for viewing.
+    """A file (or stdin, as ``"-"``) as text, for viewing; a gzip file is decompressed.
 
     Args:
         path: the file, or ``"-"`` for stdin.
         errors: as in `decode_text`.
         max_bytes: a larger input raises `InputError` suggesting ``tokenmill count`` (nothing
-            more than ``max_bytes + 1`` bytes is ever read, so a huge or endless input cannot hang
-            the viewer or fill memory).
+            more than ``max_bytes + 1`` bytes of text is ever read, so a huge or endless input
+            cannot hang the viewer or fill memory).
         stdin: the byte stream read for ``"-"`` (default: ``sys.stdin.buffer``).
 
     Returns:
@@ -258,6 +343,8 @@ def read_text_file(path: str | os.PathLike[str], *, errors: str = "strict", max_
     """
     name = os.fspath(path)
     if name == "-":
+        if stdin is None and sys.stdin is None:  # started with stdin closed (<&-)
+            raise InputError("stdin is closed: give the text as TEXT or --file FILE")
         f = stdin if stdin is not None else getattr(sys.stdin, "buffer", None)
         if f is None:  # a text stream without a buffer (a test's StringIO)
             data = sys.stdin.read(max_bytes + 1).encode("utf-8", "surrogateescape")
@@ -274,8 +361,7 @@ def read_text_file(path: str | os.PathLike[str], *, errors: str = "strict", max_
         raise InputError(f"{name}: no such file") from None
     if size > max_bytes:
         raise _too_big(name, human_bytes(size), max_bytes)
-    with open(name, "rb") as f:
-        data = f.read(max_bytes + 1)  # a special file (a pipe, /dev/zero) reports size 0
+    data = _read_bounded(name, max_bytes)
     if len(data) > max_bytes:
         raise _too_big(name, f"more than {human_bytes(max_bytes)}", max_bytes)
     return decode_text(data, name, errors)

@@ -23,12 +23,13 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from ..errors import InputError
+from ..errors import InputError, TokenIdError
 from ..formats import load
 from ..registry import list_encoding_names
 from ..tokenizer import Tokenizer
 
-__all__ = ["Piece", "pieces", "pieces_of_ids", "stats", "encode_options", "resolve", "for_viewing", "visible", "is_byte_level"]
+__all__ = ["Piece", "pieces", "pieces_of_ids", "stats", "figures", "encode_options", "resolve", "check_spec", "for_viewing",
+           "ordinary_tokens", "visible", "is_byte_level"]
 
 
 class Piece(NamedTuple):
@@ -137,7 +138,8 @@ def pieces_of_ids(tok: Tokenizer, ids: Sequence[int]) -> list[Piece]:
 
 
 def stats(text: str, n_tokens: int) -> dict[str, Any]:
-    """The compression figures of `text` encoded as `n_tokens` tokens.
+    """The compression figures of `text` encoded as `n_tokens` tokens (`figures` of its
+    characters and UTF-8 bytes).
 
     Returns:
         ``{"tokens", "chars", "bytes", "chars_per_token", "bytes_per_token"}`` (the ratios are
@@ -146,10 +148,29 @@ def stats(text: str, n_tokens: int) -> dict[str, Any]:
     >>> stats("héllo", 2)
     {'tokens': 2, 'chars': 5, 'bytes': 6, 'chars_per_token': 2.5, 'bytes_per_token': 3.0}
     """
-    n_bytes = len(text.encode("utf-8", "surrogatepass"))
-    per = (lambda x: x / n_tokens) if n_tokens else (lambda x: None)
-    return {"tokens": n_tokens, "chars": len(text), "bytes": n_bytes,
-            "chars_per_token": per(len(text)), "bytes_per_token": per(n_bytes)}
+    return figures(n_tokens, len(text), len(text.encode("utf-8", "surrogatepass")))
+
+
+def figures(n_tokens: int, n_chars: int, n_bytes: int) -> dict[str, Any]:
+    """The compression figures of a text of `n_chars` characters and `n_bytes` UTF-8 bytes
+    encoded as `n_tokens` tokens: the one place the ratios are computed, for texts counted
+    piece by piece (a streamed file, a training corpus) as for `stats`.
+
+    Args:
+        n_tokens: the token count.
+        n_chars: the text's length in characters (code points).
+        n_bytes: its length in UTF-8 bytes.
+
+    Returns:
+        ``{"tokens", "chars", "bytes", "chars_per_token", "bytes_per_token"}`` (the ratios are
+        ``None`` for zero tokens).
+
+    >>> figures(4, 10, 12)["bytes_per_token"], figures(0, 3, 3)["chars_per_token"]
+    (3.0, None)
+    """
+    return {"tokens": n_tokens, "chars": n_chars, "bytes": n_bytes,
+            "chars_per_token": n_chars / n_tokens if n_tokens else None,
+            "bytes_per_token": n_bytes / n_tokens if n_tokens else None}
 
 
 def resolve(spec: str | Tokenizer, *, cache: Mapping[str, Tokenizer] | None = None) -> tuple[str, Tokenizer]:
@@ -178,21 +199,74 @@ def resolve(spec: str | Tokenizer, *, cache: Mapping[str, Tokenizer] | None = No
         raise InputError(f"a tokenizer is a standard encoding name or a file path, not {spec!r}")
     if cache is not None and spec in cache:
         return _label(spec), cache[spec]
+    check_spec(spec)
+    return _label(spec), for_viewing(load(spec))
+
+
+def check_spec(spec: str) -> None:
+    """Raises `InputError` listing the standard names unless `spec` is a standard encoding
+    name or an existing path: the cheap check a command makes before any slow work.
+
+    Args:
+        spec: a tokenizer name or path, as the user gave it.
+
+    Returns:
+        None; `resolve` does the same check before loading.
+
+    >>> check_spec("gpt2")
+    >>> check_spec("gtp2")
+    Traceback (most recent call last):
+    ...
+    tokenmill.errors.InputError: unknown tokenizer 'gtp2': give a standard encoding (gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base, o200k_base, o200k_harmony) or the path of a tokenizer file (tokenmill JSON, .tiktoken, GPT-2 encoder.json/vocab.bpe, a Hugging Face tokenizer.json, a WordPiece vocab.txt)
+    """
     names = list_encoding_names()
     if spec not in names and not os.path.exists(spec):
         raise InputError(f"unknown tokenizer {spec!r}: give a standard encoding ({', '.join(names)}) or the path of a "
                          "tokenizer file (tokenmill JSON, .tiktoken, GPT-2 encoder.json/vocab.bpe, a Hugging Face "
                          "tokenizer.json, a WordPiece vocab.txt)")
-    return _label(spec), for_viewing(load(spec))
 
 
 def for_viewing(tok: Tokenizer) -> Tokenizer:
-    """`tok` without the padding and truncation a Hugging Face file may switch on."""
+    """`tok` without the padding and truncation a Hugging Face file may switch on (they would
+    pad or cut every text that is shown or counted).
+
+    >>> import tokenmill
+    >>> for_viewing(tokenmill.get_encoding("gpt2")).name
+    'gpt2'
+    """
     if getattr(tok, "padding", None) is not None:
         tok = tok.with_padding(None)  # type: ignore[attr-defined]
     if getattr(tok, "truncation", None) is not None:
         tok = tok.with_truncation(None)  # type: ignore[attr-defined]
     return tok
+
+
+def ordinary_tokens(tok: Tokenizer) -> tuple[dict[int, bytes], list[int]]:
+    """The exact bytes of every ordinary (non-special) token, and the unassigned ids.
+
+    Args:
+        tok: the tokenizer.
+
+    Returns:
+        ``({id: token_bytes}, [unassigned ids])`` over ``range(tok.vocab_size)``, special ids
+        left out of both (o200k_base leaves 19 ids unassigned).
+
+    >>> import tokenmill
+    >>> data, unassigned = ordinary_tokens(tokenmill.get_encoding("gpt2"))
+    >>> len(data), data[262], unassigned
+    (50256, b' the', [])
+    """
+    special_ids = set(tok.special_tokens.values())
+    data: dict[int, bytes] = {}
+    unassigned: list[int] = []
+    for i in range(tok.vocab_size):
+        if i in special_ids:
+            continue
+        try:
+            data[i] = tok.token_bytes(i)
+        except (TokenIdError, KeyError, IndexError, ValueError):  # a hole in the ids
+            unassigned.append(i)
+    return data, unassigned
 
 
 def _label(spec: str) -> str:
