@@ -427,3 +427,11 @@ def test_unknown_tokenizer_names_what_is_accepted(capsys, tmp_path):
 def test_vocab_size_still_required_where_it_has_no_default(capsys):
     code, _, err = run(capsys, "train", "--sample", "-o", "x.json")
     assert_one_line_error(code, err, "--vocab-size N is required for --model bpe")
+
+
+def test_closed_stdout_is_one_clear_error():
+    # `tokenmill ... >&-`: no traceback, one line naming the fix.
+    r = subprocess.run([sys.executable, "-c", "import sys; sys.stdout = None; from tokenmill.cli import main; "
+                        "raise SystemExit(main(['count', '--text', 'hi']))"], capture_output=True, text=True)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip() == "tokenmill: error: stdout is closed: redirect the output to a file or a pipe"

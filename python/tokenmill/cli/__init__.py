@@ -82,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _fail(message: str) -> int:
     try:
         sys.stdout.flush()
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):  # AttributeError: stdout closed at start (None)
         pass
     print(f"tokenmill: error: {message}", file=sys.stderr)
     return _EXIT_USAGE

@@ -86,9 +86,15 @@ def preview(items: Sequence[str], limit: int = 8) -> str:
     return ", ".join(items[:limit]) + f", ... and {len(items) - limit} more"
 
 
+def _stdout():
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        raise CliError("stdout is closed: redirect the output to a file or a pipe")
+    return sys.stdout
+
+
 def write(s: str) -> None:
     """Writes text to stdout, escaping what its encoding cannot represent."""
-    out = sys.stdout
+    out = _stdout()
     try:
         out.write(s)
     except UnicodeEncodeError:
@@ -97,7 +103,7 @@ def write(s: str) -> None:
 
 
 def write_bytes(b: bytes) -> None:
-    out = sys.stdout
+    out = _stdout()
     buf = getattr(out, "buffer", None)
     if buf is None:
         out.write(b.decode("utf-8", "replace"))
@@ -124,10 +130,20 @@ def hint_tty_stdin(args, sources: Sequence[Source]) -> None:
 
 
 def positive_int(s: str) -> int:
+    """An argparse type: an integer >= 1."""
+    return _int_at_least(s, 1)
+
+
+def non_negative_int(s: str) -> int:
+    """An argparse type: an integer >= 0."""
+    return _int_at_least(s, 0)
+
+
+def _int_at_least(s: str, low: int) -> int:
     try:
         v = int(s)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{s!r} is not an integer") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, not {v}")
+    if v < low:
+        raise argparse.ArgumentTypeError(f"must be >= {low}, not {v}")
     return v

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..analysis.inspect import inspect
 from ..viz.tokens import check_spec
-from ._common import CliError, note, positive_int, write
+from ._common import CliError, non_negative_int, note, positive_int, write
 
 __all__ = ["add_parser", "run"]
 
@@ -49,7 +49,7 @@ def add_parser(sub, common) -> None:
                    help="ids of tokens known to be unused, the embedding indicator's reference (e.g. 177-187,50256)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--top", type=positive_int, default=20, metavar="N", help="tokens per list (default 20)")
-    p.add_argument("--max-count", type=_count, default=0, metavar="N",
+    p.add_argument("--max-count", type=non_negative_int, default=0, metavar="N",
                    help="a token the corpus produces at most N times is a candidate (default 0)")
     p.add_argument("--threads", type=positive_int, default=None, metavar="N", help="threads for encoding (default: all cores)")
     p.set_defaults(func=run)
@@ -69,16 +69,6 @@ def _id_list(s: str) -> list[int]:
             raise argparse.ArgumentTypeError(f"{part.strip()!r} is not an id or an increasing range of ids")
         out.extend(range(a, b + 1))
     return out
-
-
-def _count(s: str) -> int:
-    try:
-        v = int(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"takes an integer >= 0, not {s!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"takes an integer >= 0, not {v}")
-    return v
 
 
 def _check_paths(args) -> None:
