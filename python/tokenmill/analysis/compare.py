@@ -34,14 +34,13 @@ from typing import Any
 from ..data.chunks import InvalidUtf8, cuttable_by, read_text, utf8_size
 from ..errors import InputError
 from ..tokenizer import Tokenizer
+from ..viz.defaults import DEFAULT_ENCODINGS
 from ..viz.show import GZIP_ERRORS, MAX_BYTES, binary_error, gzip_error, open_input, read_text_file, resolve_all
 from ..viz.tokens import encode_options, figures, stats
 from .samples import Sample
 
 __all__ = ["compare", "count_file", "count_text", "table", "to_csv", "COLUMNS", "DEFAULT_ENCODINGS", "CHUNK_SIZE"]
 
-#: The encodings `compare` uses when none are given: GPT-2, GPT-4 and GPT-4o.
-DEFAULT_ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
 
 #: Bytes read per block when a file is streamed.
 CHUNK_SIZE = 1 << 20

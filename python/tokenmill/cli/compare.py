@@ -17,9 +17,7 @@ from __future__ import annotations
 import json
 import os
 
-from ..analysis.compare import DEFAULT_ENCODINGS, compare, table, to_csv
-from ..analysis.samples import samples
-from ..viz.show import MAX_BYTES, read_text_file
+from ..viz.defaults import DEFAULT_ENCODINGS, MAX_BYTES
 from ._common import STDIN, CliError, Source, hint_tty_stdin, positive_int, write
 
 __all__ = ["add_parser", "run"]
@@ -51,6 +49,8 @@ def add_parser(sub, common) -> None:
 
 
 def _list_samples(args) -> int:
+    from ..analysis.samples import samples
+
     rows = samples()
     if args.json:
         write(json.dumps([s._asdict() for s in rows], indent=2, ensure_ascii=False) + "\n")
@@ -62,11 +62,17 @@ def _list_samples(args) -> int:
 
 
 def _stdin(args) -> tuple[str, str]:
+    from ..viz.show import read_text_file
+
     hint_tty_stdin(args, [Source(STDIN)])
     return "<stdin>", read_text_file(STDIN, errors=args.errors, max_bytes=args.max_bytes)
 
 
 def run(args) -> int:
+    # The analysis loads when the command runs: `tokenmill` starts without it.
+    from ..analysis.compare import compare, table, to_csv
+    from ..analysis.samples import samples
+
     if args.list_samples:
         return _list_samples(args)
     if args.files.count(STDIN) > 1:

@@ -21,8 +21,6 @@ import json
 import os
 from typing import Any
 
-from ..analysis.inspect import inspect
-from ..viz.tokens import check_spec
 from ._common import CliError, non_negative_int, note, positive_int, write
 
 __all__ = ["add_parser", "run"]
@@ -73,6 +71,8 @@ def _id_list(s: str) -> list[int]:
 
 def _check_paths(args) -> None:
     """Names every missing input before any work starts."""
+    from ..viz.tokens import check_spec
+
     check_spec(args.tokenizer)
     for f in args.corpus or ():
         if os.path.isdir(f) or not os.path.exists(f):
@@ -83,6 +83,9 @@ def _check_paths(args) -> None:
 
 
 def run(args) -> int:
+    # The analysis loads when the command runs: `tokenmill` starts without it.
+    from ..analysis.inspect import inspect
+
     _check_paths(args)
     report = inspect(args.tokenizer, args.corpus, args.embeddings, top=args.top, max_count=args.max_count,
                      unused_ids=args.unused, num_threads=args.threads, progress=lambda m: note(args, m))

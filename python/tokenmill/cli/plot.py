@@ -20,7 +20,6 @@ import os
 import sys
 from pathlib import Path
 
-from ..viz.plot import check_vocab_sizes, compression_points, plot_compression, plot_lengths, token_lengths
 from ._common import CliError, note, write
 
 __all__ = ["add_parser", "run"]
@@ -89,6 +88,8 @@ def _files(option: str, files: list[str]) -> list[Path]:
 
 
 def _compression(args) -> int:
+    from ..viz.plot import check_vocab_sizes, compression_points, plot_compression
+
     out = _output(args, "compression.png")
     quiet = bool(getattr(args, "quiet", False))
     check_vocab_sizes(args.vocab_sizes)  # before the note and the training
@@ -115,6 +116,8 @@ def _compression(args) -> int:
 
 
 def _lengths(args) -> int:
+    from ..viz.plot import plot_lengths, token_lengths
+
     out = _output(args, "token-lengths.png")
     data = token_lengths(args.tokenizer)
     if args.json:

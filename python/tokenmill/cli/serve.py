@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..viz.server import DEFAULT_PORT, MAX_BODY, serve
+from ..viz.defaults import DEFAULT_PORT, MAX_BODY
 from ._common import positive_int
 
 __all__ = ["add_parser", "run"]
@@ -50,6 +50,9 @@ def add_parser(sub, common) -> None:
 
 def run(args) -> int:
     """Serves until Ctrl-C; returns 0."""
+    # The web server loads when the command runs: `tokenmill` starts without http.server.
+    from ..viz.server import serve
+
     serve(args.tokenizer, port=args.port, open_browser=not args.no_browser, max_body=args.max_body,
           verbose=args.verbose, quiet=args.quiet)
     return 0

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from ..viz.show import DEFAULT_TOKENIZER, MAX_BYTES, decode_text, read_text_file, render_all, resolve_all, use_color
+from ..viz.defaults import DEFAULT_TOKENIZER, MAX_BYTES
 from ._common import STDIN, CliError, Source, hint_tty_stdin, positive_int, write
 
 __all__ = ["add_parser", "run"]
@@ -46,6 +46,8 @@ def add_parser(sub, common) -> None:
 
 
 def _text(args) -> str:
+    from ..viz.show import decode_text, read_text_file
+
     if args.text is not None and args.file is not None:
         raise CliError("give TEXT or --file, not both")
     if args.file is None and args.text not in (None, STDIN):
@@ -59,6 +61,9 @@ def _text(args) -> str:
 
 
 def run(args) -> int:
+    # The viewer loads when the command runs: `tokenmill` starts without it.
+    from ..viz.show import render_all, resolve_all, use_color
+
     toks = resolve_all(args.tokenizer)  # every name checked before reading stdin
     text = _text(args)
     out = render_all(toks, text, color=use_color(args.color), ids=args.ids, parse_special=args.special)

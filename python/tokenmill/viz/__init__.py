@@ -8,9 +8,27 @@
 - `plot`: compression against vocabulary size, token-length histograms (matplotlib, optional).
 
 The module is `tokenmill.viz.notebook`, so `tokenmill.viz.html` is always the function.
+`defaults` holds the viewers' defaults for the command line's ``--help``.
 """
 
-from .notebook import TokenView, html
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .render import escape_piece, render_color, render_plain
 
+if TYPE_CHECKING:
+    from .notebook import TokenView, html
+
 __all__ = ["escape_piece", "render_plain", "render_color", "html", "TokenView"]
+
+
+def __getattr__(name: str) -> Any:
+    # The notebook view loads on first use: the command line imports `viz` for its light
+    # modules (`render`, `defaults`) and must not pay for the formats behind `html`.
+    if name in ("html", "TokenView"):
+        value = getattr(importlib.import_module(f"{__name__}.notebook"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

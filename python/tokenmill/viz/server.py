@@ -45,14 +45,11 @@ from urllib.parse import urlsplit
 from .._version import __version__
 from ..errors import InputError
 from ..tokenizer import Tokenizer
+from .defaults import DEFAULT_PORT, MAX_BODY
 from .server_api import MAX_TOKENS, BadRequest, Catalog, Sample, encode_response, sample_texts, samples_response
 
 __all__ = ["make_server", "serve", "PageServer", "MAX_BODY", "DEFAULT_PORT"]
 
-#: Largest request body accepted (bytes).
-MAX_BODY = 1 << 20
-#: The port `serve` listens on unless told otherwise.
-DEFAULT_PORT = 8421
 # Worker threads at most, and how long one connection may sit idle or send slowly (seconds).
 _WORKERS = 32
 _TIMEOUT = 15.0

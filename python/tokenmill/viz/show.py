@@ -35,16 +35,13 @@ from typing import IO, Any, Sequence
 from .._progress import human_bytes
 from ..errors import InputError
 from ..tokenizer import Tokenizer
+from .defaults import DEFAULT_TOKENIZER, MAX_BYTES
 from .render import BACKGROUNDS
 from .tokens import Piece, pieces, resolve, stats, visible
 
 __all__ = ["render", "render_all", "render_tokens", "header", "resolve_all", "read_text_file", "open_input", "decode_text",
            "binary_error", "gzip_error", "use_color", "MAX_BYTES", "DEFAULT_TOKENIZER", "GZIP_ERRORS"]
 
-#: Largest input `read_text_file` accepts by default (bytes): rendering more is not reading.
-MAX_BYTES = 10_000_000
-
-DEFAULT_TOKENIZER = "cl100k_base"
 
 #: What reading a truncated or corrupt gzip stream raises (zlib.error is no OSError).
 GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
