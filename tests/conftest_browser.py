@@ -12,7 +12,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import tokenmill
+from tokenmill.viz.server import make_server
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 BERT = DATA / "hf" / "bert-base-uncased" / "tokenizer.json"
@@ -96,3 +99,18 @@ class Client:
                                                     "parse_special": parse_special})
         assert status == 200, data
         return data
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """The launch files of the test servers: BERT, a hostile vocabulary, a broken file."""
+    folder = tmp_path_factory.mktemp("serve")
+    return {"bert": need_data(), "evil": write_evil_tokenizer(folder), "broken": write_broken_tokenizer(folder)}
+
+
+@pytest.fixture(scope="module")
+def server(files):
+    """A page server on a free port, offering `files`."""
+    srv = make_server([files["bert"], files["evil"], files["broken"]], port=0).start()
+    yield srv
+    srv.stop()

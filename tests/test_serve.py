@@ -21,7 +21,7 @@ from importlib import resources
 import pytest
 
 import tokenmill
-from conftest_browser import EVIL_SPECIAL, EVIL_WORDS, Client, need_data, write_broken_tokenizer, write_evil_tokenizer
+from conftest_browser import EVIL_SPECIAL, EVIL_WORDS, Client, files, server  # noqa: F401 (fixtures)
 from tokenmill.analysis.samples import samples
 from tokenmill.cli import main
 from tokenmill.errors import InputError
@@ -38,19 +38,6 @@ TEXTS = [
     "a typed <|endoftext|> and [CLS] stay text unless parsed",
     "   \n\n\n   x" * 50,
 ]
-
-
-@pytest.fixture(scope="module")
-def files(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("serve")
-    return {"bert": need_data(), "evil": write_evil_tokenizer(folder), "broken": write_broken_tokenizer(folder)}
-
-
-@pytest.fixture(scope="module")
-def server(files):
-    srv = make_server([files["bert"], files["evil"], files["broken"]], port=0).start()
-    yield srv
-    srv.stop()
 
 
 @pytest.fixture(scope="module")

@@ -24,8 +24,7 @@ from pathlib import Path
 import pytest
 
 import tokenmill
-from conftest_browser import EVIL_SPECIAL, EVIL_WORDS, need_data, write_broken_tokenizer, write_evil_tokenizer
-from tokenmill.viz.server import make_server
+from conftest_browser import EVIL_SPECIAL, EVIL_WORDS, files, server  # noqa: F401 (fixtures)
 from tokenmill.viz.tokens import encode_options
 
 try:
@@ -72,19 +71,6 @@ def _browser_paths() -> tuple[str, str]:
         pytest.fail(f"the browser test needs Chromium and chromedriver: run `sudo {INSTALL}` (Debian/Ubuntu) "
                     "or put `chromium` and `chromedriver` of the same version on PATH")
     return browser, driver
-
-
-@pytest.fixture(scope="module")
-def files(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("serve-browser")
-    return {"bert": need_data(), "evil": write_evil_tokenizer(folder), "broken": write_broken_tokenizer(folder)}
-
-
-@pytest.fixture(scope="module")
-def server(files):
-    srv = make_server([files["bert"], files["evil"], files["broken"]], port=0).start()
-    yield srv
-    srv.stop()
 
 
 @pytest.fixture(scope="module")

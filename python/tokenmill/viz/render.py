@@ -1,14 +1,15 @@
 """Showing tokens as text: escaping a token's bytes so that whitespace, control characters
 and partial UTF-8 are visible, and colouring token boundaries for a terminal.
 
-Used by the CLI (``demo``, ``train``'s summary); the web page and the terminal viewer will
-use the same rules. It does not encode (callers pass token bytes) or write anything.
+Used by the CLI (``demo``, ``train``'s summary), with the escaping every viewer uses
+(`tokens.visible`). It does not encode (callers pass token bytes) or write anything.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Sequence
+
+from .tokens import visible
 
 __all__ = ["escape_piece", "render_plain", "render_color", "BACKGROUNDS"]
 
@@ -17,29 +18,11 @@ BACKGROUNDS = ("48;5;153", "48;5;223", "48;5;194", "48;5;225", "48;5;230")
 
 
 def escape_piece(piece: bytes, plain: bool) -> str:
-    """A token's bytes as visible text: control characters and bytes that are not whole
-    UTF-8 characters are escaped (``\\n``, ``\\x1b``, ``\\xf0``); in plain mode ``|`` and
-    ``\\`` are escaped too, so the ``|`` separators stay unambiguous."""
-    out = []
-    for ch in piece.decode("utf-8", "surrogateescape"):
-        o = ord(ch)
-        if 0xDC80 <= o <= 0xDCFF:
-            out.append(f"\\x{o - 0xDC00:02x}")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\\" and plain:
-            out.append("\\\\")
-        elif ch == "|" and plain:
-            out.append("\\|")
-        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") and ch not in ("\u200d",):
-            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
+    """A token's bytes as visible text (`tokens.visible`: control characters, backslashes and
+    bytes that are not whole UTF-8 characters escaped, ``\\n``, ``\\x1b``, ``\\xf0``); in
+    plain mode ``|`` is escaped too, so the ``|`` separators stay unambiguous."""
+    shown = visible(piece)
+    return shown.replace("|", "\\|") if plain else shown
 
 
 def render_plain(pieces: Sequence[bytes]) -> str:
