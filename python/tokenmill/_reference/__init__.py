@@ -5,5 +5,6 @@ Nothing in the fast path imports them.
 """
 
 from .bpe import ReferenceEncoding, bpe_merge
+from .sentencepiece import SentencePieceModel
 
-__all__ = ["ReferenceEncoding", "bpe_merge"]
+__all__ = ["ReferenceEncoding", "bpe_merge", "SentencePieceModel"]

@@ -1,0 +1,236 @@
+"""The reference SentencePiece implementation against the `sentencepiece` library (issue 13).
+
+`tokenmill._reference.sentencepiece` must give the same ids as
+`SentencePieceProcessor(model_file=...).encode(text)` and the same text as `.decode(ids)`:
+for every `.model` in ../shared/data/sentencepiece over lines of the shared corpora, over
+hypothesis text, and for models trained here with each option switched on and off. Malformed
+`.model` bytes must raise `VocabFormatError` naming the problem.
+"""
+
+from __future__ import annotations
+
+import gzip
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+import sentencepiece as spm
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tokenmill._reference.sentencepiece import SentencePieceModel
+from tokenmill._reference.sentencepiece_proto import parse_model
+from tokenmill.errors import UnsupportedError, VocabFormatError
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+MODELS = ["botchan_en_bpe_1000.model", "botchan_en_unigram_1000.model", "mistral-7b-v0.1.tokenizer.model"]
+LANGS = ["en-US", "fr-FR", "ja-JP", "zh-CN"]
+
+
+def _need(path: Path) -> Path:
+    if not path.exists():
+        pytest.fail(f"shared test data missing: {path} (see ../shared/data/README.md)")
+    return path
+
+
+@lru_cache(maxsize=None)
+def _pair(name: str):
+    path = str(_need(DATA / "sentencepiece" / name))
+    return spm.SentencePieceProcessor(model_file=path), SentencePieceModel.from_file(path)
+
+
+@lru_cache(maxsize=None)
+def _lines() -> tuple[str, ...]:
+    """2,800 lines: botchan and 550 non-empty lines of each Debian handbook (the BPE reference is slow)."""
+    lines = _need(DATA / "corpus" / "botchan.txt").read_text(encoding="utf-8").splitlines()[:600]
+    for lang in LANGS:
+        with gzip.open(_need(DATA / "corpus" / f"debian-handbook.{lang}.txt.gz"), "rt", encoding="utf-8") as f:
+            lines += [line for line in f.read().splitlines() if line.strip()][:550]
+    return tuple(lines)
+
+
+EDGE = ["", " ", "  ", "   a  b  ", "\t\ttab\t", "ｈｅｌｌｏ　ｗｏｒｌｄ１２３", "e\u0301 n\u0303", "①②㍿", "\x00x\x00",
+        "ﬁ ﬂ", "€𝔘😀 ok", "Ⅻ ㌀ ｶﾞ", "a\u3000\u3000b", "\u200b\u200d", "１２３４５６７８９０", "<0x41> <unk> <s>"]
+
+
+def _check(sp, ref, text: str) -> None:
+    ids = sp.encode(text)
+    assert ref.encode(text) == ids, f"ids differ for {text!r}"
+    assert ref.decode(ids) == sp.decode(ids), f"decode differs for {text!r}"
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_shared_models_on_corpora(name):
+    sp, ref = _pair(name)
+    texts = _lines() + tuple(EDGE)
+    mismatched = [t for t in texts if ref.encode(t) != sp.encode(t)]
+    assert not mismatched, f"{len(mismatched)}/{len(texts)} lines differ, first: {mismatched[0]!r}"
+    wrong = [t for t in texts if ref.decode(sp.encode(t)) != sp.decode(sp.encode(t))]
+    assert not wrong, f"{len(wrong)}/{len(texts)} decodes differ, first: {wrong[0]!r}"
+
+
+def test_spec_fields_read():
+    _, bpe = _pair("botchan_en_bpe_1000.model")
+    _, uni = _pair("botchan_en_unigram_1000.model")
+    _, mis = _pair("mistral-7b-v0.1.tokenizer.model")
+    assert (bpe.trainer.model_type, uni.trainer.model_type, mis.trainer.model_type) == (2, 1, 2)
+    assert mis.trainer.byte_fallback and not uni.trainer.byte_fallback
+    assert uni.norm.name == "nfkc" and uni.charsmap is not None
+    assert mis.charsmap is None and not mis.norm.remove_extra_whitespaces
+    sp, _ = _pair("mistral-7b-v0.1.tokenizer.model")
+    assert [mis.pieces[i] for i in range(300)] == [sp.id_to_piece(i) for i in range(300)]
+    assert len(mis.pieces) == sp.get_piece_size() and mis.unk_id == sp.unk_id()
+
+
+# Text that exercises normalization: all categories but surrogates, plus the awkward cases.
+_awkward = st.sampled_from([" ", "  ", "\t", "\u3000", "\u00a0", "ｶﾞ", "Ａ", "１", "\u0301", "\u0308", "ﬁ", "①", "㍿",
+                            "Ⅻ", "ß", "İ", "\u200b", "▁", "<unk>", "<0x41>", "\n", "<sep>", "foo", "𝔘x"])
+TEXT = st.lists(st.one_of(st.characters(blacklist_categories=("Cs",)), _awkward,
+                          st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=8)),
+                max_size=30).map("".join)
+
+
+@pytest.mark.parametrize("name", MODELS)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=TEXT)
+def test_shared_models_on_hypothesis_text(name, text):
+    _check(*_pair(name), text)
+
+
+@pytest.mark.parametrize("name", MODELS)
+@settings(max_examples=100, deadline=None)
+@given(ids=st.lists(st.integers(0, 999), max_size=20))
+def test_decode_any_ids(name, ids):
+    sp, ref = _pair(name)
+    assert ref.decode(ids) == sp.decode(ids)
+
+
+# --- models trained here, options on and off -----------------------------------------------
+
+OPTIONS = {
+    "defaults": {},
+    "split_digits": {"split_digits": True},
+    "byte_fallback": {"byte_fallback": True},
+    "no_dummy_prefix": {"add_dummy_prefix": False},
+    "keep_whitespace": {"remove_extra_whitespaces": False},
+    "no_dummy_keep_ws": {"add_dummy_prefix": False, "remove_extra_whitespaces": False},
+    "user_symbols": {"user_defined_symbols": ["<sep>", "foo", "𝔘x", "ab"]},
+    "ws_suffix": {"treat_whitespace_as_suffix": True},
+    "ws_only_pieces": {"allow_whitespace_only_pieces": True, "remove_extra_whitespaces": False},
+    "identity": {"normalization_rule_name": "identity"},
+    "nfkc_cf": {"normalization_rule_name": "nfkc_cf"},
+}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    lines = list(_lines()[:250]) + list(_lines()[1700:1800]) + list(_lines()[2250:2350])
+    lines += ["call 12345 or 2024-01-02, ok?", "  spaced   out  ", "ｆｕｌｌ　ｗｉｄｔｈ ＡＢＣ", "foo<sep>bar ab abab"]
+    path = tmp_path_factory.mktemp("spm") / "corpus.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _train(corpus: Path, model_type: str, option: str):
+    prefix = corpus.parent / f"{model_type}_{option}"
+    if not Path(str(prefix) + ".model").exists():
+        spm.SentencePieceTrainer.train(input=str(corpus), model_prefix=str(prefix), vocab_size=1000,
+                                       model_type=model_type, hard_vocab_limit=False, character_coverage=0.98,
+                                       num_threads=1, minloglevel=2, **OPTIONS[option])
+    path = str(prefix) + ".model"
+    return spm.SentencePieceProcessor(model_file=path), SentencePieceModel.from_file(path)
+
+
+@pytest.mark.parametrize("model_type", ["unigram", "bpe"])
+@pytest.mark.parametrize("option", list(OPTIONS))
+def test_trained_models(corpus, model_type, option):
+    sp, ref = _train(corpus, model_type, option)
+    texts = list(_lines()[::12]) + EDGE + ["x<sep>y foo foofoo 𝔘x ab  ab", " lead and trail  ", "９９ bottles 123"]
+    for text in texts:
+        _check(sp, ref, text)
+
+    @settings(max_examples=60, deadline=None, database=None)
+    @given(text=TEXT)
+    def prop(text):
+        _check(sp, ref, text)
+
+    prop()
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+def test_bad_model_bytes(tmp_path):
+    good = _need(DATA / "sentencepiece" / "botchan_en_unigram_1000.model").read_bytes()
+    empty = tmp_path / "empty.model"
+    empty.write_bytes(b"")
+    with pytest.raises(VocabFormatError, match="empty.model.*empty file"):
+        SentencePieceModel.from_file(empty)
+    cases = {
+        "truncated": good[:1000],
+        "varint": b"\x0a\xff\xff",
+        "wire type": b"\x0b\x00",  # field 1 with wire type 3 (group)
+        "piece string": b"\x0a\x02\x10\x01",  # a piece without its string
+        "wire type 0, expected 2": b"\x08\x01",  # pieces as a varint
+    }
+    for what, data in cases.items():
+        path = tmp_path / f"{what.replace(' ', '_')}.model"
+        path.write_bytes(data)
+        with pytest.raises(VocabFormatError) as info:
+            SentencePieceModel.from_file(path)
+        assert path.name in str(info.value), what
+    with pytest.raises(VocabFormatError, match="truncated varint"):
+        parse_model(b"\x0a\xff\xff")
+
+
+def test_bad_model_semantics():
+    unk = ("<unk>", 0.0, 2)
+    with pytest.raises(VocabFormatError, match="appears twice"):
+        SentencePieceModel.from_pieces([unk, ("a", 0.0, 1), ("a", -1.0, 1)])
+    with pytest.raises(VocabFormatError, match="NaN"):
+        SentencePieceModel.from_pieces([unk, ("a", float("nan"), 1)])
+    with pytest.raises(VocabFormatError, match="UNKNOWN"):
+        SentencePieceModel.from_pieces([("a", 0.0, 1)])
+    with pytest.raises(UnsupportedError, match="WORD"):
+        SentencePieceModel.from_pieces([unk, ("a", 0.0, 1)], model_type=3)
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(cut=st.integers(0, 4000), flips=st.lists(st.tuples(st.integers(0, 3999), st.integers(1, 255)), max_size=4))
+def test_fuzz_model_reader(cut, flips):
+    """Cut and corrupted `.model` bytes load or raise VocabFormatError: nothing else, no hang."""
+    data = bytearray(_head())
+    for pos, mask in flips:
+        data[pos] ^= mask
+    data = bytes(data[: len(data) - cut])
+    try:
+        model = SentencePieceModel(parse_model(data))
+    except VocabFormatError:
+        return
+    model.decode(model.encode("Hello wörld ｈｉ 123"))
+
+
+@lru_cache(maxsize=None)
+def _head() -> bytes:
+    """A small valid model: the first 150 pieces of botchan Unigram with its specs (parsed, so the
+    fuzz test stays fast), re-serialized by hand."""
+    data = (DATA / "sentencepiece" / "botchan_en_unigram_1000.model").read_bytes()
+    pos, out, n = 0, bytearray(), 0
+    while pos < len(data):  # keep the first 150 piece records and every other field
+        key, start = data[pos], pos
+        size, pos = _varint(data, pos + 1)
+        if key != 0x0A or n < 150:
+            out += data[start : pos + size]
+        n += key == 0x0A
+        pos += size
+    return bytes(out)
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        b = data[pos]
+        value |= (b & 0x7F) << shift
+        pos += 1
+        if not b & 0x80:
+            return value, pos
+        shift += 7
