@@ -60,7 +60,7 @@ pub(crate) fn encode_all<'py, T, S: Default + Send>(
     py: Python<'py>,
     texts: &[&str],
     num_threads: usize,
-    encode: impl Fn(&str, &mut S) -> Result<Vec<Rank>, CoreError> + Sync,
+    encode: impl Fn(&str, &mut S, &mut Vec<Rank>) -> Result<(), CoreError> + Sync,
     mut convert: impl FnMut(&[Rank]) -> PyResult<T>,
 ) -> PyResult<Vec<T>> {
     let threads = num_threads.max(1).min(texts.len());
@@ -76,7 +76,7 @@ pub(crate) fn encode_all<'py, T, S: Default + Send>(
             flat.clear();
             ends.clear();
             for t in &texts[a..b] {
-                flat.extend_from_slice(&encode(t, &mut scratch)?);
+                encode(t, &mut scratch, &mut flat)?;
                 ends.push(flat.len());
             }
             Ok((flat, ends))
@@ -122,7 +122,7 @@ pub(crate) fn pipeline<'py, T, S: Default + Send>(
     py: Python<'py>,
     texts: &[&str],
     threads: usize,
-    encode: impl Fn(&str, &mut S) -> Result<Vec<Rank>, CoreError> + Sync,
+    encode: impl Fn(&str, &mut S, &mut Vec<Rank>) -> Result<(), CoreError> + Sync,
     mut convert: impl FnMut(&[Rank]) -> PyResult<T>,
 ) -> PyResult<Vec<T>> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -146,7 +146,7 @@ pub(crate) fn pipeline<'py, T, S: Default + Send>(
         let (a, b) = parts[c];
         let (mut flat, mut ends) = (Vec::new(), Vec::with_capacity(b - a));
         for t in &texts[a..b] {
-            flat.extend_from_slice(&encode(t, scratch)?);
+            encode(t, scratch, &mut flat)?;
             ends.push(flat.len());
         }
         Ok((flat, ends))

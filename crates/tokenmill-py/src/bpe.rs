@@ -241,7 +241,10 @@ impl PyCoreBpe {
             py,
             &strs,
             num_threads,
-            |t: &str, scratch: &mut Scratch| self.encode_impl(t, a, d, scratch),
+            |t: &str, scratch: &mut Scratch, out: &mut Vec<u32>| {
+                out.extend_from_slice(&self.encode_impl(t, a, d, scratch)?);
+                Ok(())
+            },
             |ids| self.ints.list(py, ids),
         )?;
         PyList::new(py, lists)

@@ -164,7 +164,9 @@ impl PyHfTokenizer {
             py,
             &strs,
             num_threads,
-            |t: &str, s: &mut Scratch| self.inner.encode_ids(t, add_special_tokens, &skip, s),
+            |t: &str, s: &mut Scratch, out: &mut Vec<u32>| {
+                self.inner.encode_ids_into(t, add_special_tokens, &skip, s, out)
+            },
             |ids| self.ints.list(py, ids),
         )?;
         PyList::new(py, lists)

@@ -88,7 +88,10 @@ impl PyWordPiece {
             py,
             &strs,
             num_threads,
-            |t: &str, scratch: &mut BertScratch| self.inner.encode(t, scratch),
+            |t: &str, scratch: &mut BertScratch, out: &mut Vec<u32>| {
+                out.extend_from_slice(&self.inner.encode(t, scratch)?);
+                Ok(())
+            },
             |ids| self.ints.list(py, ids),
         )?;
         PyList::new(py, lists)

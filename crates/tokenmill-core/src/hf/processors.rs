@@ -426,6 +426,39 @@ impl PostProcessor {
         }
     }
 
+    /// `process_ids` appending to `out` with no vector of its own: this processor's special
+    /// tokens around the sequence's ids, which `seq` appends. `Ok(false)` with nothing written
+    /// for a `Sequence` of processors (each wraps the previous one's result: use `process_ids`).
+    /// Call only when `can_process_ids`.
+    pub fn emit_ids<E>(
+        &self,
+        out: &mut Vec<u32>,
+        mut seq: impl FnMut(&mut Vec<u32>) -> Result<(), E>,
+    ) -> Result<bool, E> {
+        match self {
+            PostProcessor::Bert { sep, cls } | PostProcessor::Roberta { sep, cls, .. } => {
+                out.push(cls.1);
+                seq(out)?;
+                out.push(sep.1);
+            }
+            PostProcessor::ByteLevel { .. } => seq(out)?,
+            PostProcessor::Template(t) => {
+                for piece in &t.single {
+                    match piece {
+                        Piece::Sequence { .. } => seq(out)?,
+                        Piece::SpecialToken { token, .. } => {
+                            if let Some(st) = token.and_then(|i| t.special_tokens.get(i)) {
+                                out.extend_from_slice(&st.ids);
+                            }
+                        }
+                    }
+                }
+            }
+            PostProcessor::Sequence(_) => return Ok(false),
+        }
+        Ok(true)
+    }
+
     pub fn added_tokens(&self, is_pair: bool) -> usize {
         match self {
             PostProcessor::Bert { .. } => 2 + usize::from(is_pair),
