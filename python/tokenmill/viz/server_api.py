@@ -31,7 +31,7 @@ from ..errors import InputError
 from ..formats import load
 from ..registry import get_encoding, list_encoding_names
 from ..tokenizer import Tokenizer
-from .tokens import _label, encode_options, pieces_of_ids, stats, visible
+from .tokens import _label, encode_options, for_viewing, pieces_of_ids, stats, visible
 
 __all__ = ["Catalog", "BadRequest", "encode_response", "samples_response", "display", "sample_texts",
            "MAX_TOKENS"]
@@ -148,17 +148,12 @@ class Catalog:
 
 
 def _unpadded(tok: Tokenizer) -> tuple[Tokenizer, str | None]:
-    # HF files may pad and truncate (BERT: both at 128); measuring a text needs neither.
-    changed = []
-    if getattr(tok, "padding", None) is not None and hasattr(tok, "with_padding"):
-        tok = tok.with_padding(None)
-        changed.append("padding")
-    if getattr(tok, "truncation", None) is not None and hasattr(tok, "with_truncation"):
-        tok = tok.with_truncation(None)
-        changed.append("truncation")
+    # HF files may pad and truncate (BERT: both at 128): the page shows the text's own tokens
+    # (`for_viewing`) and says what it switched off.
+    changed = [k for k in ("padding", "truncation") if getattr(tok, k, None) is not None]
     if not changed:
         return tok, None
-    return tok, f"the file's {' and '.join(changed)} {'are' if len(changed) > 1 else 'is'} switched off here"
+    return for_viewing(tok), f"the file's {' and '.join(changed)} {'are' if len(changed) > 1 else 'is'} switched off here"
 
 
 def display(data: bytes) -> list[str]:
