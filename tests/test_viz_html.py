@@ -156,3 +156,15 @@ def test_max_tokens_is_checked():
         with pytest.raises(tokenmill.errors.InputError, match="max_tokens"):
             html("a b c d", "gpt2", max_tokens=bad)
     assert html("a b c d", "gpt2", max_tokens=0)._repr_html_().count('class="tm-tok') == 0
+
+
+def test_bad_input_is_a_clear_tokenmill_error():
+    import tokenmill.viz as viz
+    from tokenmill.errors import InputError
+
+    for args, words in [((b"bytes", ["gpt2"]), "must be str"), (("x", []), "no tokenizer given"),
+                        (("x", ["no-such-tokenizer"]), "unknown tokenizer")]:
+        with pytest.raises(InputError, match=words):
+            viz.html(*args)
+    # A lone surrogate is shown (as U+FFFD, like encode), never an exception.
+    assert "gpt2" in str(viz.html("\ud800 lone", ["gpt2"]))
