@@ -758,10 +758,7 @@ def _replace(doc: str, path: tuple, value) -> str:
 
 
 UNSUPPORTED = {
-    "model_Unigram": lambda: Tokenizer(M.Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -2.0)], 0)).to_str(),
     "model_BPE_dropout_0.5": lambda: make(bpe(dropout=0.5), None, WS).to_str(),
-    "normalizer_Precompiled": lambda: _replace(make(bpe(), None, WS).to_str(), ("normalizer",),
-                                               {"type": "Precompiled", "precompiled_charsmap": None}),
     "pre_tokenizer_UnicodeScripts": lambda: make(bpe(), None, P.UnicodeScripts()).to_str(),
     "pre_tokenizer_UnicodeScripts_in_Sequence": lambda: make(bpe(), None, P.Sequence([WS, P.UnicodeScripts()])).to_str(),
     "model_unknown_type": lambda: _replace(make(bpe(), None, WS).to_str(), ("model", "type"), "Mystery"),

@@ -5,16 +5,19 @@
 //! special-token scanning (`special`), byte <-> character offsets (`offsets`), BPE training
 //! (`train`), per-call threads (`parallel`), strict parsing of tiktoken rank files (`formats`),
 //! pretraining data (`data`: a corpus to shards of ids, on all cores, resumable),
-//! and BERT-style WordPiece: BERT's normalizer with an alignment to the original text
-//! (`normalize`), the WordPiece model (`wordpiece`) and the pipeline joining them (`pipeline`).
+//! BERT-style WordPiece: BERT's normalizer with an alignment to the original text
+//! (`normalize`), the WordPiece model (`wordpiece`) and the pipeline joining them (`pipeline`),
+//! Hugging Face `tokenizer.json` pipelines (`hf`) and SentencePiece `.model` files (`spm`:
+//! Unigram and BPE with byte fallback, sentencepiece's normalizer, n-best and sampling).
 //! What it does not do: policy (which specials are allowed, registries, file locations) and
 //! anything user-facing; that lives in the Python package. Every fallible entry point returns
 //! `CoreError`; nothing here panics on user input.
 //!
 //! Module dependencies point one way, with no cycle: `error`, `table`, `offsets` and `types`
 //! (the `Rank` id type) use no other module; `pretokenize`, `normalize`, `parallel`, `special`
-//! and `wordpiece` use only those; `pipeline` uses `normalize`, `pretokenize` and `wordpiece`;
-//! `bpe` uses the modules above it; `formats` and `train` use `bpe` and the modules above it.
+//! and `wordpiece` use only those; `spm` uses only `error`; `pipeline` uses `normalize`,
+//! `pretokenize` and `wordpiece`; `bpe` uses the modules above it; `hf` uses those, `bpe` and
+//! `spm::charsmap`; `formats` and `train` use `bpe` and the modules above it.
 
 pub mod bpe;
 pub mod data;
@@ -27,6 +30,7 @@ pub mod parallel;
 pub mod pipeline;
 pub mod pretokenize;
 pub mod special;
+pub mod spm;
 pub mod table;
 pub mod train;
 pub mod types;

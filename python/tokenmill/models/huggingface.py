@@ -1,7 +1,7 @@
 """Tokenizers read from a Hugging Face ``tokenizer.json``, with HF's semantics and ids.
 
 `HFTokenizer` runs the file's whole pipeline in the Rust core (`tokenmill._core.HfTokenizer`):
-added tokens, normalizer, pre-tokenizer, model (BPE, WordPiece, WordLevel), post-processor
+added tokens, normalizer, pre-tokenizer, model (BPE, WordPiece, WordLevel, Unigram), post-processor
 (``[CLS] ... [SEP]``, ``<s>``...), truncation, padding and decoder. This module holds the
 Python face: HF's keyword names and defaults (``add_special_tokens=True``,
 ``skip_special_tokens=True``), the `Encoded` result (ids, type ids, tokens, offsets, word ids,

@@ -15,7 +15,7 @@
 //! not implemented is a `CoreError::Unsupported`, never a silently different answer.
 //! `tokenizer` ties the stages together (`HfTokenizer`); `fast` runs byte-level BPE files on
 //! tokenmill's own byte-level engine when that gives the same ids. What this module does not do:
-//! SentencePiece `.model` files, Unigram models (later), or anything Python-facing.
+//! SentencePiece `.model` files (`crate::spm`) or anything Python-facing.
 
 pub mod added;
 pub mod bytes;

@@ -1,22 +1,24 @@
-//! The `model` of a Hugging Face `tokenizer.json`: BPE, WordPiece and WordLevel, each turning
-//! one pre-token (a word) into tokens with HF's exact ids and offsets.
+//! The `model` of a Hugging Face `tokenizer.json`: BPE, WordPiece, WordLevel and Unigram, each
+//! turning one pre-token (a word) into tokens with HF's exact ids and offsets.
 //!
 //! `Model::from_json` reads the `model` object with HF's serde rules (required fields, which
 //! may be `null`, the untyped legacy form whose type HF guesses from the fields) and errors that
 //! name the field. `Model::tokenize` appends the tokens of one word: ids and BYTE ranges within
 //! the word, as HF's model gives them (see `bpe` for the BPE quirks that make some ranges odd).
 //!
-//! What this module does not do: Unigram (an `Unsupported` error: it arrives with the
-//! SentencePiece work), BPE dropout other than 0 and 1 (random, so `Unsupported`), a cache of
-//! words (the model is immutable and shared between threads; every call has its own scratch).
+//! What this module does not do: BPE dropout other than 0 and 1 (random, so `Unsupported`),
+//! Unigram sampling, a cache of words (the model is immutable and shared between threads; every
+//! call has its own scratch).
 //!
 //! Where tokenmill is stricter than HF, on files HF loads: a vocabulary that is empty or gives
 //! one id to two tokens (HF's id -> token is then arbitrary), and a WordPiece `unk_token` that
 //! is not in the vocabulary (HF fails only on the first word it cannot split) are load errors.
 
 pub mod bpe;
+pub mod unigram;
 
 pub use bpe::BpeCache;
+pub use unigram::Unigram;
 
 use std::hash::BuildHasher;
 use std::sync::OnceLock;
@@ -222,6 +224,7 @@ pub enum Model {
     Bpe(Box<Bpe>),
     WordPiece(Box<WordPieceModel>),
     WordLevel(WordLevel),
+    Unigram(Box<Unigram>),
 }
 
 /// WordPiece: `crate::wordpiece::WordPiece` (HF's greedy longest-match-first) and its vocabulary
@@ -247,7 +250,7 @@ pub struct WordLevel {
     unk_id: Option<u32>,
 }
 
-const SUPPORTED: &[&str] = &["BPE", "WordPiece", "WordLevel"];
+const SUPPORTED: &[&str] = &["BPE", "WordPiece", "WordLevel", "Unigram"];
 
 impl Model {
     /// Builds the model of `v` (the `model` field, at `path`).
@@ -264,7 +267,7 @@ impl Model {
                 "BPE" => Ok(Model::Bpe(Box::new(Bpe::from_json(o, typed)?))),
                 "WordPiece" => Ok(Model::WordPiece(Box::new(WordPieceModel::from_json(o, typed)?))),
                 "WordLevel" => Ok(Model::WordLevel(WordLevel::from_json(o, typed)?)),
-                "Unigram" => Err(unigram(path)),
+                "Unigram" => Ok(Model::Unigram(Box::new(Unigram::from_json(o)?))),
                 other => Err(unsupported(&join(path, "type"), &format!("{other:?}"), SUPPORTED)),
             },
             Some(other) => Err(bad(&join(path, "type"), format!("expected a string, got {}", show(other)))),
@@ -286,12 +289,13 @@ impl Model {
         } else if has("unk_token") && o.get("vocab").is_some_and(Value::is_object) {
             Ok(Model::WordLevel(WordLevel::from_json(o, typed)?))
         } else if o.get("vocab").is_some_and(Value::is_array) {
-            Err(unigram(o.path))
+            Ok(Model::Unigram(Box::new(Unigram::from_json(o)?)))
         } else {
             Err(bad(
                 o.path,
                 "no \"type\" and the fields of none of the models (BPE: vocab, merges; WordPiece: vocab, unk_token, \
-                 continuing_subword_prefix, max_input_chars_per_word; WordLevel: vocab, unk_token)",
+                 continuing_subword_prefix, max_input_chars_per_word; WordLevel: vocab, unk_token; Unigram: vocab as \
+                 a list of [piece, score])",
             ))
         }
     }
@@ -308,6 +312,7 @@ impl Model {
                 Ok(())
             }
             Model::WordLevel(m) => m.tokenize(word, out),
+            Model::Unigram(m) => m.tokenize(word, out),
         }
     }
 
@@ -322,12 +327,23 @@ impl Model {
     pub fn token_to_id(&self, token: &str) -> Option<u32> {
         match self {
             Model::WordPiece(m) => m.wp.token_to_id(token),
+            // Its own trie: a Unigram may give one piece twice (HF: the later id).
+            Model::Unigram(m) => m.token_to_id(token),
             _ => self.vocab_ref().get(token),
         }
     }
 
     pub fn id_to_token(&self, id: u32) -> Option<&str> {
         self.vocab_ref().token(id)
+    }
+
+    /// The token text HF reports (`Encoding.tokens`) for `t`, a token of `word`: the piece of
+    /// its id, except for a Unigram, whose unknown runs HF reports as their text.
+    pub fn token_text<'a>(&'a self, word: &'a str, t: &Token) -> &'a str {
+        match self {
+            Model::Unigram(m) => m.token_text(word, t),
+            _ => self.id_to_token(t.id).unwrap_or_default(),
+        }
     }
 
     /// Number of tokens in the model's vocabulary (HF's `get_vocab_size` of the model).
@@ -345,16 +361,9 @@ impl Model {
             Model::Bpe(m) => m.vocab(),
             Model::WordPiece(m) => &m.vocab,
             Model::WordLevel(m) => &m.vocab,
+            Model::Unigram(m) => &m.vocab,
         }
     }
-}
-
-fn unigram(path: &str) -> CoreError {
-    CoreError::Unsupported(format!(
-        "{path}: Unigram models are not supported yet by tokenmill (Unigram models arrive with the SentencePiece \
-         issue; supported: {})",
-        SUPPORTED.join(", ")
-    ))
 }
 
 /// A string field that HF requires (no default, not nullable).
@@ -532,15 +541,16 @@ mod tests {
         // HF makes this a WordLevel (its BPE fails to build): an error here.
         let e = load(json!({"vocab": {"a": 0, "b": 1}, "merges": ["a x"], "unk_token": "a"})).unwrap_err();
         assert!(e.to_string().starts_with("model.merges[0]"), "{e}");
-        assert!(matches!(load(json!({"vocab": [["a", 0.0]], "unk_id": 0})), Err(CoreError::Unsupported(_))));
+        // HF's last try: Unigram.
+        let m = load(json!({"vocab": [["a", 0.0]], "unk_id": 0})).unwrap();
+        assert!(matches!(m, Model::Unigram(_)));
     }
 
     #[test]
     fn types() {
-        let e = load(json!({"type": "Unigram", "vocab": [["a", 0.0]], "unk_id": 0})).unwrap_err();
-        assert!(matches!(&e, CoreError::Unsupported(m) if m.contains("SentencePiece")), "{e}");
+        assert!(matches!(load(json!({"type": "Unigram", "vocab": [["a", 0.0]], "unk_id": 0})), Ok(Model::Unigram(_))));
         let e = load(json!({"type": "Foo"})).unwrap_err();
-        assert!(matches!(&e, CoreError::Unsupported(m) if m.contains("BPE, WordPiece, WordLevel")), "{e}");
+        assert!(matches!(&e, CoreError::Unsupported(m) if m.contains("BPE, WordPiece, WordLevel, Unigram")), "{e}");
         assert!(matches!(load(json!({"type": 3})), Err(CoreError::Vocab(_))));
         assert!(matches!(load(json!([])), Err(CoreError::Vocab(_))));
         let e = load(json!({"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a", "extra": 1})).unwrap_err();

@@ -3,12 +3,16 @@
 //!
 //! Implemented: `NFC`, `NFD`, `NFKC`, `NFKD`, `Lowercase`, `StripAccents` (drops combining marks,
 //! HF's `is_combining_mark`), `Nmt`, `ByteLevel`, `BertNormalizer`, `Replace` (literal or regex),
-//! `Prepend`, `Strip`, `Sequence`. Not implemented: `Precompiled` (SentencePiece's charsmap;
-//! it arrives with SentencePiece support) -> `CoreError::Unsupported`.
+//! `Prepend`, `Strip`, `Sequence`, `Precompiled` (a SentencePiece charsmap applied HF's way, on
+//! grapheme clusters: `precompiled`).
 //!
 //! Unicode tables: NFx and combining marks come from `unicode-normalization-alignments` and BERT's
 //! categories from `unicode_categories`, the crates HF uses; lowercasing and `is_whitespace` are
 //! std's, as in HF. What this module does not do: split text (`pretokenizers`) or added tokens.
+
+mod precompiled;
+
+pub use precompiled::Precompiled;
 
 use serde_json::Value;
 use unicode_normalization_alignments::char::is_combining_mark;
@@ -29,6 +33,7 @@ const SUPPORTED: &[&str] = &[
     "NFKC",
     "NFKD",
     "Nmt",
+    "Precompiled",
     "Prepend",
     "Replace",
     "Sequence",
@@ -52,6 +57,7 @@ pub enum Normalizer {
     Prepend(String),
     Strip { left: bool, right: bool },
     Sequence(Vec<Normalizer>),
+    Precompiled(Box<Precompiled>),
 }
 
 impl Normalizer {
@@ -114,11 +120,7 @@ impl Normalizer {
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(Normalizer::Sequence(v))
             }
-            "Precompiled" => Err(CoreError::Unsupported(format!(
-                "{}: the \"Precompiled\" normalizer (a SentencePiece charsmap) is not supported by tokenmill yet; it \
-                 arrives with SentencePiece support",
-                join(path, "type")
-            ))),
+            "Precompiled" => Ok(Normalizer::Precompiled(Box::new(Precompiled::from_json(o)?))),
             other => Err(unsupported(&join(path, "type"), &format!("{other:?}"), SUPPORTED)),
         }
     }
@@ -155,6 +157,7 @@ impl Normalizer {
                     x.normalize(n)?;
                 }
             }
+            Normalizer::Precompiled(p) => p.normalize(n)?,
         }
         Ok(())
     }

@@ -251,7 +251,7 @@ impl HfTokenizer {
                     p.model.tokenize_cached(w.text.as_str(), &mut s.tokens, &mut s.cache)?;
                     for t in &s.tokens {
                         e.ids.push(t.id);
-                        e.tokens.push(p.model.id_to_token(t.id).unwrap_or_default().to_string());
+                        e.tokens.push(p.model.token_text(w.text.as_str(), t).to_string());
                         e.offsets.push(w.text.original_range(t.start as usize, t.end as usize));
                         e.words.push(word);
                     }

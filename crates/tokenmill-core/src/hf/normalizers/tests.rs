@@ -1,7 +1,7 @@
 //! Tests for `normalizers.rs`: each normalizer's text and alignments against HF `tokenizers` 0.23.3.
 
 use super::*;
-use crate::hf::normalized::tests::{check, Case};
+use crate::hf::normalized::tests::{check, run, Case};
 
 // Expected values from HF tokenizers 0.23.3 (Python): the piece texts and, for each character,
 // its original offsets (characters), from
@@ -546,7 +546,20 @@ fn load(j: &str) -> Result<Normalizer, CoreError> {
 #[test]
 fn from_json_errors_name_the_field() {
     let e = load(r#"{"type": "Precompiled", "precompiled_charsmap": "x"}"#).unwrap_err();
-    assert!(matches!(&e, CoreError::Unsupported(m) if m.contains("normalizer.type") && m.contains("SentencePiece")));
+    assert!(e.to_string().starts_with("normalizer.precompiled_charsmap: not base64"), "{e}");
+    let e = load(r#"{"type": "Precompiled", "precompiled_charsmap": ""}"#).unwrap_err();
+    assert!(e.to_string().starts_with("normalizer.precompiled_charsmap: 0 bytes"), "{e}");
+    let e = load(r#"{"type": "Precompiled", "precompiled_charsmap": null}"#).unwrap_err();
+    assert!(e.to_string().starts_with("normalizer.precompiled_charsmap: expected a string"), "{e}");
+    let e = load(r#"{"type": "Precompiled"}"#).unwrap_err();
+    assert_eq!(e.to_string(), "normalizer.precompiled_charsmap: missing");
+    let e = load(r#"{"type": "Precompiled", "precompiled_charsmap": "AAAAAA==", "x": 1}"#).unwrap_err();
+    assert!(matches!(e, CoreError::Unsupported(_)));
+    // A trie size that is not whole units, replacements that are not UTF-8, no unit at all.
+    for (blob, what) in [("BQAAAGFiY2Rl", "multiple of 4"), ("BAAAAGFiY2T/", "UTF-8"), ("AAAAAA==", "no unit")] {
+        let e = load(&format!(r#"{{"type": "Precompiled", "precompiled_charsmap": "{blob}"}}"#)).unwrap_err();
+        assert!(e.to_string().starts_with("normalizer.precompiled_charsmap: ") && e.to_string().contains(what), "{e}");
+    }
     let e = load(r#"{"type": "Foo"}"#).unwrap_err();
     assert!(matches!(&e, CoreError::Unsupported(m) if m.contains("\"Foo\"") && m.contains("NFKC")));
     let e = load(r#"{"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "Strip", "strip_left": true}]}"#)
@@ -567,4 +580,77 @@ fn from_json_errors_name_the_field() {
 fn normalize_str() {
     // HF: NFKC().normalize_str("ﬁ") == "fi"
     assert_eq!(load(r#"{"type": "NFKC"}"#).unwrap().normalize_str("ﬁ").unwrap(), "fi");
+}
+
+#[test]
+fn grapheme_clusters_follow_uax29() {
+    use super::precompiled::clusters;
+    let cases: &[(&str, &[&str])] = &[
+        ("ab", &["a", "b"]),
+        ("a\r\nb\r\r\n", &["a", "\r\n", "b", "\r", "\r\n"]),
+        ("\u{ff01}\u{301}\u{200d}x", &["\u{ff01}\u{301}\u{200d}", "x"]),
+        ("e\u{301}\u{308}a", &["e\u{301}\u{308}", "a"]),
+        // Emoji ZWJ sequences and skin tones are one cluster; a ZWJ before a letter is not.
+        ("👨\u{200d}👩\u{200d}👧👍🏽a\u{200d}b", &["👨\u{200d}👩\u{200d}👧", "👍🏽", "a\u{200d}", "b"]),
+        // Flags: regional indicators in pairs.
+        ("🇫🇷🇩🇪🇺", &["🇫🇷", "🇩🇪", "🇺"]),
+        // Hangul syllables from jamo (L V T), and LV T.
+        ("\u{1100}\u{1161}\u{11a8}가\u{11a8}각", &["\u{1100}\u{1161}\u{11a8}", "가\u{11a8}", "각"]),
+        // GB9c: consonant, virama, consonant; and prepend, spacing marks.
+        ("क्षि", &["क्षि"]),
+        ("\u{600}1", &["\u{600}1"]),
+        ("\u{0}\u{301}", &["\u{0}", "\u{301}"]),
+    ];
+    for &(text, want) in cases {
+        assert_eq!(clusters(text), want, "{text:?}");
+    }
+}
+
+/// The botchan model's charsmap (`nmt_nfkc`) as a `Precompiled` normalizer's JSON.
+fn botchan_precompiled() -> String {
+    use base64::Engine as _;
+    let path = "/work/shared/data/sentencepiece/botchan_en_unigram_1000.model";
+    let data = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e} (the shared test data is required)"));
+    let m = crate::spm::ModelProto::parse(&data).unwrap();
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&m.normalizer_spec.precompiled_charsmap);
+    format!(r#"{{"type": "Precompiled", "precompiled_charsmap": "{b64}"}}"#)
+}
+
+#[test]
+fn precompiled_matches_hf() {
+    // HF: a tokenizer with this normalizer and a BPE whose tokens are single characters;
+    // encode(input).tokens joined (the normalized text) and .offsets (characters of the input).
+    type Expected = (&'static str, &'static str, &'static [(usize, usize)]);
+    let cases: &[Expected] = &[
+        ("\u{ff21}\u{ff22}\u{ff23} x", "ABC x", &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]),
+        ("\u{ff21}\u{301}b", "Ab", &[(0, 1), (2, 3)]),
+        ("e\u{301}\u{200d}x", "e\u{301}\u{200d}x", &[(0, 1), (1, 2), (2, 3), (3, 4)]),
+        ("\u{ff01}\u{301}\u{200d}", "!\u{301}\u{200d}", &[(0, 1), (1, 2), (2, 3)]),
+        ("\u{2122}\u{1e}g", "TM\u{1e}g", &[(0, 1), (0, 1), (1, 2), (2, 3)]),
+        (
+            "\u{fb01}\u{2460}\u{337f}",
+            "fi1\u{682a}\u{5f0f}\u{4f1a}\u{793e}",
+            &[(0, 1), (0, 1), (1, 2), (2, 3), (2, 3), (2, 3), (2, 3)],
+        ),
+        (
+            "\u{1f44d}\u{1f3fd} \u{1f1eb}\u{1f1f7}",
+            "\u{1f44d}\u{1f3fd} \u{1f1eb}\u{1f1f7}",
+            &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)],
+        ),
+        ("\u{0}a\u{0}", "\u{0}a\u{0}", &[(0, 1), (1, 2), (2, 3)]),
+        ("a\u{d}\u{a}b", "a\u{d}\u{a}b", &[(0, 1), (1, 2), (2, 3), (3, 4)]),
+        ("\u{ff76}\u{ff9e}\u{ff77}\u{ff9e}", "\u{30ab}\u{3099}\u{30ad}\u{3099}", &[(0, 1), (1, 2), (2, 3), (3, 4)]),
+        ("\u{ac01}\u{11a8}", "\u{ac01}\u{11a8}", &[(0, 1), (1, 2)]),
+        ("  x", "  x", &[(0, 1), (1, 2), (2, 3)]),
+        ("\u{a0}\u{3000}x\u{2003}", "  x ", &[(0, 1), (1, 2), (2, 3), (3, 4)]),
+        ("e\u{301}\u{308}", "\u{e9}", &[(0, 1)]),
+    ];
+    let norm = botchan_precompiled();
+    for &(input, text, offsets) in cases {
+        let want = vec![(text.to_string(), offsets.to_vec())];
+        assert_eq!(run(Some(&norm), None, input, 0, true), want, "{input:?}");
+        assert_eq!(run(Some(&norm), None, input, 7, true), want, "{input:?} at 7");
+        let untracked: Vec<String> = run(Some(&norm), None, input, 0, false).into_iter().map(|x| x.0).collect();
+        assert_eq!(untracked, [text], "{input:?} untracked");
+    }
 }

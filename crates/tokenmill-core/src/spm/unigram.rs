@@ -1,0 +1,893 @@
+//! Unigram segmentation: Viterbi with sentencepiece's float32 scores and ties, n-best, sampling.
+//!
+//! Three searches over the pieces that start at each character of the normalized text:
+//! - `viterbi`: sentencepiece's optimized encoder (`EncodeOptimized`): best path per byte
+//!   position, float32 sums, the first candidate kept on equal scores (so the piece starting
+//!   earliest wins), an unknown node of score `min_score - 10` where no piece covers exactly one
+//!   character, user-defined pieces scored `0.1 * (byte_length - 1)` (`user_score`), sums
+//!   re-based when they leave +-100000 (both as sentencepiece 0.2.3, the installed oracle).
+//! - `nbest`: sentencepiece's lattice (character positions, user-defined pieces scored by their
+//!   length in characters) and its A* search, whose agenda is a binary heap that pops equal
+//!   priorities in the order of libstdc++'s `std::priority_queue`; emulated here so that ties and
+//!   duplicate paths come out in the library's order.
+//! - `sample`: forward filtering (float32 log-sum-exp, scores scaled by `inv_theta`) and
+//!   backward sampling over the whole lattice.
+//!
+//! Also here, shared with `bpe`: the double-array trie over piece bytes (`Trie`) and the small
+//! seeded generator (`Rng`, splitmix64) used for sampling and BPE-dropout. Not here: the
+//! normalizer, byte fallback and merging of unknown runs (`model`), Gumbel top-k sampling
+//! (`SampleEncodeAndScore`), entropy.
+
+use super::proto::{ModelProto, PieceType};
+
+/// A trie value slot with no piece.
+const NO_VALUE: u32 = u32::MAX;
+/// Unit `check` of a free slot.
+const FREE: u32 = u32::MAX;
+/// Set in a Viterbi trie value when the piece is USER_DEFINED.
+const USER_BIT: u32 = 1 << 31;
+/// "No node" in the Viterbi table and in hypothesis links.
+const NONE: u32 = u32::MAX;
+/// Viterbi sums beyond +-RESET are re-based to 0 (sentencepiece 0.2.3's `kScoreResetThreshold`).
+const RESET: f32 = 100_000.0;
+
+/// Score of a USER_DEFINED piece of `len` units (bytes in Viterbi, characters in the lattice):
+/// sentencepiece 0.2.3's `GetUserDefinedScore`, 0.1 per unit beyond the first (computed in
+/// double, returned as float), so longer user pieces win and normal log-probabilities (<= 0)
+/// lose to them. (0.2.0 used `len * max_score - 0.1`; the installed 0.2.3 is the oracle.)
+#[inline]
+fn user_score(len: usize) -> f32 {
+    (0.1 * (len as f64 - 1.0)) as f32
+}
+
+/// Length of a UTF-8 character from its lead byte, as sentencepiece's `OneCharLen` (no checks:
+/// a continuation byte counts as one character).
+#[inline]
+pub(crate) fn one_char_len(lead: u8) -> usize {
+    const LEN: [u8; 16] = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4];
+    LEN[(lead >> 4) as usize] as usize
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Unit {
+    base: u32,
+    check: u32,
+    value: u32,
+}
+
+/// A double-array trie over byte strings: `next = base[s] + byte`, valid when
+/// `check[next] == s`. One array access per input byte, which is what makes the prefix search
+/// of Viterbi cheap (a hash probe per candidate length was 3x slower on botchan).
+#[derive(Debug, Clone)]
+pub(crate) struct Trie {
+    units: Vec<Unit>,
+}
+
+impl Trie {
+    /// Builds the trie of `keys` (byte string, value < u32::MAX); a later duplicate key wins.
+    pub(crate) fn build(keys: &[(&[u8], u32)]) -> Trie {
+        // A plain pointer trie first, children sorted by label.
+        let mut kids: Vec<Vec<(u8, u32)>> = vec![Vec::new()];
+        let mut vals: Vec<u32> = vec![NO_VALUE];
+        for &(key, value) in keys {
+            let mut node = 0usize;
+            for &b in key {
+                node = match kids[node].binary_search_by_key(&b, |&(l, _)| l) {
+                    Ok(i) => kids[node][i].1 as usize,
+                    Err(i) => {
+                        let new = kids.len() as u32;
+                        kids[node].insert(i, (b, new));
+                        kids.push(Vec::new());
+                        vals.push(NO_VALUE);
+                        new as usize
+                    }
+                };
+            }
+            vals[node] = value;
+        }
+        // Then place each node's children at the first base where all their slots are free.
+        // `skip[i]` leads to the first free slot at or after `i` (union-find with path
+        // halving), so occupied stretches are jumped over: a linear scan made Mistral's
+        // 32k-piece trie take 1.6 s.
+        let mut units = vec![Unit { base: 0, check: FREE, value: NO_VALUE }; 512];
+        let mut skip: Vec<u32> = (0..512).collect();
+        units[0].check = 0; // the root: never free, never a child (children sit at >= 1)
+        units[0].value = vals[0];
+        skip[0] = 1;
+        fn find(skip: &mut [u32], mut i: usize) -> usize {
+            while skip[i] as usize != i {
+                let next = skip[skip[i] as usize];
+                skip[i] = next;
+                i = next as usize;
+            }
+            i
+        }
+        let mut queue = std::collections::VecDeque::from([(0usize, 0usize)]);
+        while let Some((tnode, da)) = queue.pop_front() {
+            let ch = &kids[tnode];
+            if ch.is_empty() {
+                continue;
+            }
+            let first = ch[0].0 as usize;
+            let last = ch[ch.len() - 1].0 as usize;
+            let mut pos = first + 1;
+            let base = loop {
+                if pos + 512 >= units.len() {
+                    let old = units.len();
+                    units.resize(old * 2 + 512, Unit { base: 0, check: FREE, value: NO_VALUE });
+                    skip.extend(old as u32..units.len() as u32);
+                }
+                pos = find(&mut skip, pos);
+                if pos - first + last + 1 >= units.len() {
+                    continue; // grow first
+                }
+                let b = pos - first;
+                if ch.iter().all(|&(l, _)| units[b + l as usize].check == FREE) {
+                    break b;
+                }
+                pos += 1;
+            };
+            units[da].base = base as u32;
+            for &(l, child) in ch {
+                let slot = base + l as usize;
+                units[slot].check = da as u32;
+                units[slot].value = vals[child as usize];
+                skip[slot] = slot as u32 + 1;
+                queue.push_back((child as usize, slot));
+            }
+        }
+        // Trim, keeping 256 spare slots so `base + byte` never leaves the array.
+        let last = units.iter().rposition(|u| u.check != FREE).unwrap_or(0);
+        units.truncate(last + 1);
+        units.resize(last + 1 + 256, Unit { base: 0, check: FREE, value: NO_VALUE });
+        Trie { units }
+    }
+
+    /// The node after reading `byte` at `node` (the root is 0).
+    #[inline(always)]
+    pub(crate) fn step(&self, node: u32, byte: u8) -> Option<u32> {
+        let next = self.units[node as usize].base as usize + byte as usize;
+        match self.units.get(next) {
+            Some(u) if u.check == node => Some(next as u32),
+            _ => None,
+        }
+    }
+
+    /// The value stored at `node`, if a key ends there.
+    #[inline(always)]
+    pub(crate) fn value(&self, node: u32) -> Option<u32> {
+        let v = self.units[node as usize].value;
+        (v != NO_VALUE).then_some(v)
+    }
+
+    /// The value of exactly `key`.
+    pub(crate) fn get(&self, key: &[u8]) -> Option<u32> {
+        let mut node = 0;
+        for &b in key {
+            node = self.step(node, b)?;
+        }
+        self.value(node)
+    }
+
+    /// The length and value of the longest key that is a prefix of `data`.
+    pub(crate) fn longest_prefix(&self, data: &[u8]) -> Option<(usize, u32)> {
+        let mut node = 0;
+        let mut best = None;
+        for (k, &b) in data.iter().enumerate() {
+            match self.step(node, b) {
+                Some(n) => node = n,
+                None => break,
+            }
+            if let Some(v) = self.value(node) {
+                best = Some((k + 1, v));
+            }
+        }
+        best
+    }
+}
+
+/// A small seeded generator (splitmix64): reproducible samples without a crate.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    pub(crate) fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// An index drawn with probability proportional to `weights` (non-negative, finite);
+    /// the last positive one when rounding runs past the total.
+    pub(crate) fn pick(&mut self, weights: &[f64]) -> usize {
+        // As sentencepiece's `SanitizeDiscreteProbs`: non-finite or non-positive weights count as
+        // 0, and all-zero weights pick the first.
+        let total: f64 = weights.iter().filter(|w| w.is_finite() && **w > 0.0).sum();
+        let mut x = self.next_f64() * total;
+        let mut last = 0;
+        for (i, &w) in weights.iter().enumerate() {
+            if w.is_finite() && w > 0.0 {
+                if x < w {
+                    return i;
+                }
+                x -= w;
+                last = i;
+            }
+        }
+        last
+    }
+}
+
+/// One segment of the normalized text: bytes `start..end`, piece id (the unknown id for an
+/// unknown character).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+    pub id: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Best {
+    score: f32,
+    start: u32,
+    id: u32,
+}
+
+/// Reusable memory of the Unigram searches.
+#[derive(Debug, Default)]
+pub struct UnigramScratch {
+    best: Vec<Best>,
+}
+
+/// The Unigram segmenter of one model (immutable).
+#[derive(Debug, Clone)]
+pub struct Unigram {
+    /// NORMAL and USER_DEFINED pieces (UNUSED ones are never candidates), value = id, with
+    /// `USER_BIT` set for USER_DEFINED.
+    trie: Trie,
+    scores: Vec<f32>,
+    unk_id: u32,
+    unk_score: f32,
+}
+
+/// One lattice node (sentencepiece's `Lattice::Node`); positions in characters.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    id: u32,
+    pos: u32,
+    len: u32,
+    start: u32,
+    end: u32,
+    score: f32,
+    backtrace: f32,
+}
+
+/// sentencepiece's lattice: nodes 0 (BOS) and 1 (EOS), then the pieces in insertion order.
+struct Lattice {
+    nodes: Vec<Node>,
+    begin: Vec<Vec<u32>>,
+    end: Vec<Vec<u32>>,
+    chars: usize,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Hyp {
+    node: u32,
+    next: u32,
+    fx: f32,
+    gx: f32,
+}
+
+impl Unigram {
+    /// The segmenter of a validated proto (`model` checks the pieces first).
+    pub fn new(proto: &ModelProto, unk_id: u32) -> Unigram {
+        let mut keys = Vec::new();
+        let mut min_score = f32::MAX;
+        for (i, p) in proto.pieces.iter().enumerate() {
+            match p.kind {
+                PieceType::Normal => {
+                    min_score = min_score.min(p.score);
+                    keys.push((p.piece.as_bytes(), i as u32));
+                }
+                PieceType::UserDefined => keys.push((p.piece.as_bytes(), i as u32 | USER_BIT)),
+                _ => {}
+            }
+        }
+        Unigram {
+            trie: Trie::build(&keys),
+            scores: proto.pieces.iter().map(|p| p.score).collect(),
+            unk_id,
+            unk_score: min_score - 10.0,
+        }
+    }
+
+    /// Appends the best segmentation of `s` (normalized bytes) to `out`.
+    pub fn viterbi(&self, s: &[u8], scratch: &mut UnigramScratch, out: &mut Vec<Span>) {
+        let n = s.len();
+        if n == 0 {
+            return;
+        }
+        let units = &self.trie.units[..];
+        let best = &mut scratch.best;
+        best.clear();
+        best.resize(n + 1, Best { score: 0.0, start: NONE, id: 0 });
+        let mut pos = 0;
+        let mut frontier = 0;
+        while pos < n {
+            let mut here = best[pos].score;
+            if here.abs() > RESET {
+                // sentencepiece 0.2.3 re-bases far-off sums (float precision on long texts):
+                // every reached position from here to the frontier drops the same offset.
+                for (i, b) in best.iter_mut().enumerate().take(frontier + 1).skip(pos) {
+                    if i == pos || b.start != NONE {
+                        b.score -= here;
+                    }
+                }
+                here = 0.0;
+            }
+            let mblen = one_char_len(s[pos]).min(n - pos);
+            let mut covered = false;
+            // The trie walk inlined: one unit load per byte gives the check, the next base
+            // and the value (`base + byte` stays in bounds: the array has 256 spare slots).
+            let mut node = 0u32;
+            let mut base = units[0].base as usize;
+            for (k, &b) in s[pos..].iter().enumerate() {
+                let next = base + b as usize;
+                let u = units[next];
+                if u.check != node {
+                    break;
+                }
+                node = next as u32;
+                base = u.base as usize;
+                let v = u.value;
+                if v == NO_VALUE {
+                    continue;
+                }
+                let end = pos + k + 1;
+                let len = k + 1;
+                frontier = frontier.max(end);
+                let target = &mut best[end];
+                if v & USER_BIT == 0 {
+                    let cand = self.scores[v as usize] + here;
+                    if target.start == NONE || cand > target.score {
+                        *target = Best { score: cand, start: pos as u32, id: v };
+                    }
+                } else {
+                    let cand = user_score(len) + here;
+                    if target.start == NONE || cand > target.score {
+                        *target = Best { score: cand, start: pos as u32, id: v & !USER_BIT };
+                    }
+                }
+                covered |= len == mblen;
+            }
+            if !covered {
+                let cand = self.unk_score + here;
+                frontier = frontier.max(pos + mblen);
+                let target = &mut best[pos + mblen];
+                if target.start == NONE || cand > target.score {
+                    *target = Best { score: cand, start: pos as u32, id: self.unk_id };
+                }
+            }
+            pos += mblen;
+        }
+        let first = out.len();
+        let mut end = n;
+        while end > 0 {
+            let b = best[end];
+            out.push(Span { start: b.start, end: end as u32, id: b.id });
+            end = b.start as usize;
+        }
+        out[first..].reverse();
+    }
+
+    /// sentencepiece's `PopulateNodes` over `s`.
+    fn lattice(&self, s: &[u8]) -> Lattice {
+        // Byte offset of each character, plus the end.
+        let mut surface = Vec::with_capacity(s.len() + 1);
+        let mut p = 0;
+        while p < s.len() {
+            surface.push(p);
+            p += one_char_len(s[p]).min(s.len() - p);
+        }
+        surface.push(s.len());
+        let chars = surface.len() - 1;
+        // Characters from a start to a byte end (rounded up, as `get_chars_length`).
+        let mut char_end = vec![0u32; s.len() + 1];
+        let mut c = 0;
+        for (b, slot) in char_end.iter_mut().enumerate() {
+            while surface[c] < b {
+                c += 1;
+            }
+            *slot = c as u32;
+        }
+        let blank = Node { id: NONE, pos: 0, len: 0, start: 0, end: 0, score: 0.0, backtrace: 0.0 };
+        let mut lat = Lattice {
+            nodes: vec![blank, Node { pos: chars as u32, start: s.len() as u32, end: s.len() as u32, ..blank }],
+            begin: vec![Vec::new(); chars + 1],
+            end: vec![Vec::new(); chars + 1],
+            chars,
+        };
+        lat.end[0].push(0);
+        lat.begin[chars].push(1);
+        for begin in 0..chars {
+            let start = surface[begin];
+            let mut has_single = false;
+            let mut node = 0u32;
+            for (k, &b) in s[start..].iter().enumerate() {
+                node = match self.trie.step(node, b) {
+                    Some(t) => t,
+                    None => break,
+                };
+                let Some(v) = self.trie.value(node) else { continue };
+                let bend = start + k + 1;
+                let len = char_end[bend] - begin as u32;
+                let (id, score) = if v & USER_BIT == 0 {
+                    (v, self.scores[v as usize])
+                } else {
+                    (v & !USER_BIT, user_score(len as usize))
+                };
+                has_single |= len == 1;
+                lat.insert(Node {
+                    id,
+                    pos: begin as u32,
+                    len,
+                    start: start as u32,
+                    end: surface[begin + len as usize] as u32,
+                    score,
+                    backtrace: 0.0,
+                });
+            }
+            if !has_single {
+                let end = surface[begin + 1] as u32;
+                lat.insert(Node {
+                    id: self.unk_id,
+                    pos: begin as u32,
+                    len: 1,
+                    start: start as u32,
+                    end,
+                    score: self.unk_score,
+                    backtrace: 0.0,
+                });
+            }
+        }
+        lat
+    }
+
+    /// The `k` best segmentations of `s` with their scores, best first (sentencepiece's
+    /// `NBestEncode`: `k` is clamped to 1..=1024 and 1 is the optimized Viterbi with score 0).
+    pub fn nbest(&self, s: &[u8], k: usize, scratch: &mut UnigramScratch) -> Vec<(Vec<Span>, f32)> {
+        let k = k.clamp(1, 1024);
+        if s.is_empty() {
+            return vec![(Vec::new(), 0.0)];
+        }
+        if k == 1 {
+            let mut out = Vec::new();
+            self.viterbi(s, scratch, &mut out);
+            return vec![(out, 0.0)];
+        }
+        let mut lat = self.lattice(s);
+        lat.viterbi();
+        lat.nbest(k).unwrap_or_else(|| vec![lat.best_path()])
+    }
+
+    /// One segmentation of `s` drawn from the whole lattice with path weights
+    /// `exp(inv_theta * score)` (sentencepiece's `SampleEncode` for Unigram).
+    pub fn sample(&self, s: &[u8], inv_theta: f32, rng: &mut Rng, out: &mut Vec<Span>) {
+        if s.is_empty() {
+            return;
+        }
+        let lat = self.lattice(s);
+        let alpha = lat.forward(inv_theta);
+        let first = out.len();
+        let mut probs: Vec<f64> = Vec::new();
+        let mut z = alpha[1];
+        let mut node = 1usize;
+        loop {
+            let ends = &lat.end[lat.nodes[node].pos as usize];
+            probs.clear();
+            probs.extend(
+                ends.iter().map(|&l| ((alpha[l as usize] + inv_theta * lat.nodes[l as usize].score - z) as f64).exp()),
+            );
+            node = ends[rng.pick(&probs)] as usize;
+            if node == 0 {
+                break;
+            }
+            z = alpha[node];
+            let n = lat.nodes[node];
+            out.push(Span { start: n.start, end: n.end, id: n.id });
+        }
+        out[first..].reverse();
+    }
+}
+
+/// log(exp(x) + exp(y)) in sentencepiece's float precision (`LogSumExp`).
+fn log_sum_exp(x: f32, y: f32, init: bool) -> f32 {
+    if init {
+        return y;
+    }
+    let (lo, hi) = if x < y { (x, y) } else { (y, x) };
+    if hi > lo + 50.0 {
+        hi
+    } else {
+        (hi as f64 + ((lo - hi) as f64).exp().ln_1p()) as f32
+    }
+}
+
+impl Lattice {
+    fn insert(&mut self, node: Node) {
+        let i = self.nodes.len() as u32;
+        self.begin[node.pos as usize].push(i);
+        self.end[(node.pos + node.len) as usize].push(i);
+        self.nodes.push(node);
+    }
+
+    /// Fills each node's `backtrace` (best score of a path from BOS through it).
+    fn viterbi(&mut self) {
+        for pos in 0..=self.chars {
+            for &r in &self.begin[pos] {
+                let rscore = self.nodes[r as usize].score;
+                let mut best: Option<f32> = None;
+                for &l in &self.end[pos] {
+                    let score = self.nodes[l as usize].backtrace + rscore;
+                    if best.is_none_or(|b| score > b) {
+                        best = Some(score);
+                    }
+                }
+                // Every end list is non-empty: each character starts a node of length one.
+                self.nodes[r as usize].backtrace = best.unwrap_or(0.0);
+            }
+        }
+    }
+
+    /// Forward log-marginals per node (`ForwardAlgorithm`).
+    fn forward(&self, inv_theta: f32) -> Vec<f32> {
+        let mut alpha = vec![0.0f32; self.nodes.len()];
+        for pos in 0..=self.chars {
+            for &r in &self.begin[pos] {
+                for (j, &l) in self.end[pos].iter().enumerate() {
+                    let v = inv_theta * self.nodes[l as usize].score + alpha[l as usize];
+                    alpha[r as usize] = log_sum_exp(alpha[r as usize], v, j == 0);
+                }
+            }
+        }
+        alpha
+    }
+
+    /// The Viterbi path (after `viterbi`) with its score: what sentencepiece returns when the
+    /// n-best search gives up.
+    fn best_path(&self) -> (Vec<Span>, f32) {
+        // Backtrack by recomputing each node's best predecessor (first maximum, as `Viterbi`).
+        let mut path = Vec::new();
+        let mut node = 1usize;
+        loop {
+            let n = self.nodes[node];
+            let mut best: Option<(f32, u32)> = None;
+            for &l in &self.end[n.pos as usize] {
+                let score = self.nodes[l as usize].backtrace + n.score;
+                if best.is_none_or(|(b, _)| score > b) {
+                    best = Some((score, l));
+                }
+            }
+            let Some((_, prev)) = best else { break };
+            if prev == 0 {
+                break;
+            }
+            let p = self.nodes[prev as usize];
+            path.push(Span { start: p.start, end: p.end, id: p.id });
+            node = prev as usize;
+        }
+        path.reverse();
+        (path, self.nodes[1].backtrace)
+    }
+
+    /// A* from EOS with exact heuristic (Viterbi scores), as sentencepiece's `NBest`; `None`
+    /// where sentencepiece 0.2.3 falls back to the Viterbi path (more than 500000 hypotheses,
+    /// or more than 10 agenda shrinks). Its 30 s wall-clock timeout is not reproduced.
+    fn nbest(&self, k: usize) -> Option<Vec<(Vec<Span>, f32)>> {
+        let mut hyps: Vec<Hyp> = vec![Hyp { node: 1, next: NONE, fx: self.nodes[1].backtrace, gx: 0.0 }];
+        let mut agenda = Agenda::default();
+        agenda.push(0, &hyps);
+        let mut results = Vec::new();
+        let min_agenda = 512.min(k * 10);
+        let mut max_hyps = 100_000usize;
+        let mut total = 1usize;
+        let mut shrinks = 0;
+        while let Some(top) = agenda.pop(&hyps) {
+            let h = hyps[top as usize];
+            if h.node == 0 {
+                let mut path = Vec::new();
+                let mut n = h.next;
+                while hyps[n as usize].next != NONE {
+                    let node = self.nodes[hyps[n as usize].node as usize];
+                    path.push(Span { start: node.start, end: node.end, id: node.id });
+                    n = hyps[n as usize].next;
+                }
+                results.push((path, h.fx));
+                if results.len() == k {
+                    break;
+                }
+                continue;
+            }
+            let ends = &self.end[self.nodes[h.node as usize].pos as usize];
+            for &l in ends {
+                let ln = &self.nodes[l as usize];
+                hyps.push(Hyp { node: l, next: top, fx: ln.backtrace + h.gx, gx: ln.score + h.gx });
+                agenda.push(hyps.len() as u32 - 1, &hyps);
+            }
+            total += ends.len();
+            if total >= 500_000 || hyps.len() >= 500_000 {
+                return None;
+            }
+            // Long or repetitive inputs grow the agenda without bound: keep the best ones, as
+            // sentencepiece does (same sizes, same pop order), and drop unreachable hypotheses.
+            if agenda.heap.len() >= 10_000 || (agenda.heap.len() > min_agenda && hyps.len() >= max_hyps) {
+                if shrinks >= 10 {
+                    return None;
+                }
+                shrinks += 1;
+                let keep = agenda.heap.len().min(min_agenda);
+                let mut fresh = Agenda::default();
+                let mut new_hyps: Vec<Hyp> = Vec::new();
+                let mut moved: rustc_hash::FxHashMap<u32, u32> = Default::default();
+                for _ in 0..keep {
+                    let Some(old) = agenda.pop(&hyps) else { break };
+                    let new = clone_chain(old, &hyps, &mut new_hyps, &mut moved);
+                    fresh.push(new, &new_hyps);
+                }
+                agenda = fresh;
+                hyps = new_hyps;
+                max_hyps = hyps.len() + 100_000;
+            }
+        }
+        Some(results)
+    }
+}
+
+/// Copies hypothesis `old` and its `next` chain into `new`, sharing already copied links.
+fn clone_chain(old: u32, hyps: &[Hyp], new: &mut Vec<Hyp>, moved: &mut rustc_hash::FxHashMap<u32, u32>) -> u32 {
+    let mut chain = Vec::new();
+    let mut cur = old;
+    let mut tail = NONE;
+    while cur != NONE {
+        if let Some(&m) = moved.get(&cur) {
+            tail = m;
+            break;
+        }
+        chain.push(cur);
+        cur = hyps[cur as usize].next;
+    }
+    for &c in chain.iter().rev() {
+        new.push(Hyp { next: tail, ..hyps[c as usize] });
+        tail = new.len() as u32 - 1;
+        moved.insert(c, tail);
+    }
+    tail
+}
+
+/// A max-heap on `fx` with libstdc++'s `push_heap`/`pop_heap` steps, so that equal priorities
+/// pop in the same order as sentencepiece's `std::priority_queue` (n-best ties and duplicate
+/// paths depend on it).
+#[derive(Default)]
+struct Agenda {
+    heap: Vec<u32>,
+}
+
+impl Agenda {
+    fn less(hyps: &[Hyp], a: u32, b: u32) -> bool {
+        hyps[a as usize].fx < hyps[b as usize].fx
+    }
+
+    fn sift_up(&mut self, mut hole: usize, top: usize, value: u32, hyps: &[Hyp]) {
+        while hole > top {
+            let parent = (hole - 1) / 2;
+            if !Self::less(hyps, self.heap[parent], value) {
+                break;
+            }
+            self.heap[hole] = self.heap[parent];
+            hole = parent;
+        }
+        self.heap[hole] = value;
+    }
+
+    fn push(&mut self, h: u32, hyps: &[Hyp]) {
+        self.heap.push(h);
+        let hole = self.heap.len() - 1;
+        self.sift_up(hole, 0, h, hyps);
+    }
+
+    fn pop(&mut self, hyps: &[Hyp]) -> Option<u32> {
+        let n = self.heap.len();
+        if n == 0 {
+            return None;
+        }
+        let top = self.heap[0];
+        if n > 1 {
+            // libstdc++ `__pop_heap` + `__adjust_heap` over the first n - 1 slots.
+            let value = self.heap[n - 1];
+            self.heap[n - 1] = top;
+            let len = n - 1;
+            let mut hole = 0usize;
+            let mut child = 0usize;
+            while child < (len - 1) / 2 {
+                child = 2 * (child + 1);
+                if Self::less(hyps, self.heap[child], self.heap[child - 1]) {
+                    child -= 1;
+                }
+                self.heap[hole] = self.heap[child];
+                hole = child;
+            }
+            if len & 1 == 0 && child == (len - 2) / 2 {
+                child = 2 * (child + 1);
+                self.heap[hole] = self.heap[child - 1];
+                hole = child - 1;
+            }
+            self.sift_up(hole, 0, value, hyps);
+        }
+        self.heap.pop();
+        Some(top)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spm::proto::{ModelType, NormalizerSpec, Piece, TrainerSpec};
+
+    pub(crate) fn proto(pieces: &[(&str, f32, PieceType)]) -> ModelProto {
+        ModelProto {
+            pieces: pieces.iter().map(|&(p, s, k)| Piece { piece: p.into(), score: s, kind: k }).collect(),
+            trainer_spec: TrainerSpec { model_type: ModelType::Unigram, ..Default::default() },
+            normalizer_spec: NormalizerSpec::default(),
+            denormalizer_spec: None,
+            extra: Vec::new(),
+        }
+    }
+
+    use PieceType::{Normal as N, Unknown as U, Unused as X, UserDefined as D};
+
+    fn seg(pieces: &[(&str, f32, PieceType)], text: &str) -> Vec<(String, u32)> {
+        let m = Unigram::new(&proto(pieces), 0);
+        let mut out = Vec::new();
+        m.viterbi(text.as_bytes(), &mut UnigramScratch::default(), &mut out);
+        out.iter().map(|s| (text[s.start as usize..s.end as usize].to_string(), s.id)).collect()
+    }
+
+    fn ids(v: &[(String, u32)]) -> Vec<u32> {
+        v.iter().map(|p| p.1).collect()
+    }
+
+    #[test]
+    fn trie_finds_every_key_and_nothing_else() {
+        let words = ["a", "ab", "abc", "b", "\u{2581}x", "\u{2581}", "zz", "\u{ff}"];
+        let keys: Vec<(&[u8], u32)> = words.iter().enumerate().map(|(i, w)| (w.as_bytes(), i as u32)).collect();
+        let t = Trie::build(&keys);
+        for (i, w) in words.iter().enumerate() {
+            assert_eq!(t.get(w.as_bytes()), Some(i as u32), "{w}");
+        }
+        for w in ["", "abcd", "c", "z", "ba"] {
+            assert_eq!(t.get(w.as_bytes()), None, "{w}");
+        }
+        assert_eq!(t.longest_prefix(b"abd"), Some((2, 1)));
+    }
+
+    #[test]
+    fn equal_scores_keep_the_piece_starting_earliest() {
+        // [ab] and [a, b] both score -2: "ab" reaches position 2 first and is kept.
+        let p = [("<unk>", 0.0, U), ("a", -1.0, N), ("b", -1.0, N), ("ab", -2.0, N)];
+        assert_eq!(ids(&seg(&p, "ab")), [3]);
+        // A better path replaces it.
+        let p = [("<unk>", 0.0, U), ("a", -1.0, N), ("b", -0.5, N), ("ab", -2.0, N)];
+        assert_eq!(ids(&seg(&p, "ab")), [1, 2]);
+    }
+
+    #[test]
+    fn uncovered_characters_get_unknown_nodes() {
+        // "é" (2 bytes) has no piece of its own: an unknown node of min_score - 10.
+        let p = [("<unk>", 0.0, U), ("a", -1.0, N), ("b", -30.0, N)];
+        assert_eq!(seg(&p, "éa"), [("é".to_string(), 0), ("a".to_string(), 1)]);
+        // A longer piece starting there does not cover it, yet always beats the unknown route
+        // (every normal score >= min_score > min_score - 10 + anything).
+        let p = [("<unk>", 0.0, U), ("a", -1.0, N), ("b", -30.0, N), ("éa", -35.0, N)];
+        assert_eq!(ids(&seg(&p, "éa")), [3]);
+    }
+
+    #[test]
+    fn unused_pieces_are_skipped_and_user_defined_win() {
+        let p = [("<unk>", 0.0, U), ("a", -1.0, N), ("b", -1.0, N), ("ab", -0.1, X)];
+        assert_eq!(ids(&seg(&p, "ab")), [1, 2]);
+        let p = [("<unk>", 0.0, U), ("a", -1.0, N), ("b", -1.0, N), ("ab", -0.1, N), ("abab", -100.0, D)];
+        // "abab" scores 0.3, "ab" -0.1: the user piece wins.
+        assert_eq!(ids(&seg(&p, "abab")), [4]);
+        assert_eq!(ids(&seg(&p, "ababa")), [4, 1]);
+    }
+
+    fn tiny() -> Unigram {
+        Unigram::new(
+            &proto(&[
+                ("<unk>", 0.0, U),
+                ("a", -1.0, N),
+                ("b", -1.5, N),
+                ("ab", -2.0, N),
+                ("c", -1.0, N),
+                ("bc", -2.2, N),
+            ]),
+            0,
+        )
+    }
+
+    #[test]
+    fn nbest_lists_all_paths_best_first() {
+        // "abc": [ab,c] -3.0, [a,bc] -3.2, [a,b,c] -3.5.
+        let m = tiny();
+        let got = m.nbest(b"abc", 10, &mut UnigramScratch::default());
+        let paths: Vec<(Vec<u32>, f32)> = got.iter().map(|(s, sc)| (s.iter().map(|x| x.id).collect(), *sc)).collect();
+        assert_eq!(paths, [(vec![3, 4], -3.0), (vec![1, 5], -3.2), (vec![1, 2, 4], -3.5)]);
+        // k = 1 is the Viterbi path with score 0, as sentencepiece.
+        let one = m.nbest(b"abc", 1, &mut UnigramScratch::default());
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0].1, 0.0);
+        assert_eq!(one[0].0.iter().map(|s| s.id).collect::<Vec<_>>(), [3, 4]);
+    }
+
+    #[test]
+    fn agenda_pops_like_libstdcxx_priority_queue() {
+        // Interleaved pushes and pops with many equal priorities; the expected order is what
+        // g++ 12's std::priority_queue<H*, vector<H*>, less-on-fx> printed for the same calls.
+        let f = [1., 1., 1., 1., 1., 1., 1., 2., 2., 1., 3., 3., 2., 1., 1., 2., 3., 3., 2., 2.];
+        let hyps: Vec<Hyp> =
+            f.iter().enumerate().map(|(i, &fx)| Hyp { node: i as u32, next: NONE, fx, gx: 0.0 }).collect();
+        let mut a = Agenda::default();
+        let mut order = Vec::new();
+        for i in 0..20u32 {
+            a.push(i, &hyps);
+            if i % 3 == 2 {
+                order.extend(a.pop(&hyps));
+            }
+        }
+        order.extend(std::iter::from_fn(|| a.pop(&hyps)));
+        assert_eq!(order, [0, 1, 7, 10, 11, 16, 17, 8, 19, 18, 12, 15, 9, 3, 14, 5, 2, 6, 13, 4]);
+    }
+
+    /// Sampled path frequencies against the exact distribution exp(theta * score) / Z.
+    #[test]
+    fn lattice_sampling_matches_the_path_distribution() {
+        let m = tiny();
+        let theta = 1.0f32;
+        let exact = [(-3.0f64), -3.2, -3.5].map(|s: f64| (theta as f64 * s).exp());
+        let z: f64 = exact.iter().sum();
+        let mut counts = [0usize; 3];
+        let mut rng = Rng::new(7);
+        let n = 20_000;
+        for _ in 0..n {
+            let mut out = Vec::new();
+            m.sample(b"abc", theta, &mut rng, &mut out);
+            let ids: Vec<u32> = out.iter().map(|s| s.id).collect();
+            let k = match ids.as_slice() {
+                [3, 4] => 0,
+                [1, 5] => 1,
+                [1, 2, 4] => 2,
+                other => panic!("unexpected path {other:?}"),
+            };
+            counts[k] += 1;
+        }
+        let chi2: f64 = (0..3)
+            .map(|k| {
+                let e = exact[k] / z * n as f64;
+                (counts[k] as f64 - e).powi(2) / e
+            })
+            .sum();
+        assert!(chi2 < 13.8, "chi2 {chi2} counts {counts:?}"); // p = 0.001 with 2 dof
+    }
+}
