@@ -39,6 +39,19 @@ def _hf_wordpiece():
     return tokenmill.HFTokenizer.from_str(hf.to_str())
 
 
+def _sentencepiece():
+    """A Unigram model trained by sentencepiece itself, with <|endoftext|> as a control symbol."""
+    import io
+
+    import sentencepiece as spm
+
+    out = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(TEXT.splitlines() + [" ".join(WORDS)] * 3), model_writer=out,
+                                   vocab_size=300, hard_vocab_limit=False, control_symbols=["<|endoftext|>"], minloglevel=2,
+                                   num_threads=1)
+    return tokenmill.SentencePiece.from_bytes(out.getvalue())
+
+
 def _families():
     def trained_bpe():
         return tokenmill.train_bpe([TEXT], 400, special_tokens=("<|endoftext|>",), progress=False)
@@ -54,6 +67,7 @@ def _families():
         "char": models(tokenmill.CharLevel),
         "hf_gpt2": lambda: tokenmill.load(peers.shared_data() / "gpt2" / "tokenizer.json"),
         "hf_wordpiece": _hf_wordpiece,
+        "sentencepiece": _sentencepiece,
         "wordpiece": lambda: tokenmill.WordPiece(
             {t: i for i, t in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "<|endoftext|>", *sorted(set(TEXT.lower().split()) | set(WORDS))])},
             {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "<|endoftext|>": 4},
@@ -171,4 +185,4 @@ def test_export_formats_say_which_families_they_hold(tok, tmp_path):
 
 
 def test_model_types_are_registered():
-    assert sorted(tokenmill.tokenizer.model_types()) == ["byte_bpe", "char", "classic_bpe", "huggingface", "word", "wordpiece"]
+    assert sorted(tokenmill.tokenizer.model_types()) == ["byte_bpe", "char", "classic_bpe", "huggingface", "sentencepiece", "word", "wordpiece"]

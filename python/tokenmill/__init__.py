@@ -37,7 +37,7 @@ from .errors import (
 from .formats import load
 from .formats.gpt2 import load_gpt2_files
 from .formats.tiktoken import dump_tiktoken_bpe, load_tiktoken_bpe
-from .models import CharLevel, ClassicBPE, Encoded, HFTokenizer, WordLevel, WordPiece
+from .models import CharLevel, ClassicBPE, Encoded, HFTokenizer, SentencePiece, WordLevel, WordPiece
 from .registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
 from .stream import StreamDecoder
 from .tokenizer import Tokenizer
@@ -45,7 +45,7 @@ from .tokenizer import Tokenizer
 if TYPE_CHECKING:
     from .analysis.compare import compare
     from .analysis.inspect import inspect
-    from .train import train_bpe, train_wordpiece
+    from .train import train_bpe, train_unigram, train_wordpiece
 
 __all__ = [
     "__version__",
@@ -74,6 +74,7 @@ __all__ = [
     "TrainingError",
     "CorpusError",
     "train_bpe",
+    "train_unigram",
     "train_wordpiece",
     "compare",
     "inspect",
@@ -84,6 +85,7 @@ __all__ = [
     "CharLevel",
     "WordPiece",
     "HFTokenizer",
+    "SentencePiece",
     "Encoded",
 ]
 
@@ -91,7 +93,7 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     # The trainers (and the corpus reader and engines they bring) load on first use, so that
     # `import tokenmill` stays light for programs that only encode (a third of its time).
-    if name in ("train_bpe", "train_wordpiece"):
+    if name in ("train_bpe", "train_unigram", "train_wordpiece"):
         value = getattr(importlib.import_module(f"{__name__}.train"), name)
         globals()[name] = value
         return value

@@ -15,6 +15,11 @@ from typing import cast
 
 from .errors import InputError, SpecialTokenError, TrainingError
 
+#: The tokenizer files `tokenmill.load` reads, as one phrase for help texts and error hints
+#: (`tokenmill.formats.READABLE` is the long form its own error lists).
+FILE_KINDS = ("tokenmill JSON, a tiktoken export, GPT-2 encoder.json/vocab.bpe, a Hugging Face tokenizer.json or .gz, "
+              "a WordPiece vocab.txt, a SentencePiece .model")
+
 __all__ = ["threads", "fix_surrogates", "has_surrogates", "original_index", "as_token_id", "text_type_error", "special_token_list", "vocab_size_arg", "min_frequency_arg", "iter_texts", "plural"]
 
 

@@ -99,7 +99,7 @@ def model_types() -> list[str]:
 
     >>> import tokenmill
     >>> sorted(model_types())
-    ['byte_bpe', 'char', 'classic_bpe', 'huggingface', 'word', 'wordpiece']
+    ['byte_bpe', 'char', 'classic_bpe', 'huggingface', 'sentencepiece', 'word', 'wordpiece']
     """
     return list(_MODEL_TYPES)
 

@@ -5,7 +5,7 @@
 //! Layout: this file holds the module definition, the error mapping, `run` and the small
 //! functions (rank files, pre-tokenizing, known patterns); `bpe` the `CoreBPE` and
 //! `SpecialSet` classes; `wordpiece` the `WordPiece` class (the BERT-style pipeline); `hf` the `HfTokenizer` class
-//! (a whole `tokenizer.json`); `batch`
+//! (a whole `tokenizer.json`); `spm` the `SentencePiece` class (a `.model` file); `batch`
 //! the ordered batch scheduler; `cuts` the safe-cut functions for the corpus reader (character
 //! offsets); `train` the training classes and merge loops; `intlist` the cached ints behind
 //! `list[int]` results. What it does not do: algorithms (the core's) or policy (the Python
@@ -17,6 +17,7 @@ mod cuts;
 mod data;
 mod hf;
 mod intlist;
+mod spm;
 mod train;
 mod wordpiece;
 
@@ -146,6 +147,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bpe::SpecialSet>()?;
     m.add_class::<wordpiece::PyWordPiece>()?;
     m.add_class::<hf::PyHfTokenizer>()?;
+    m.add_class::<spm::PySentencePiece>()?;
     m.add_function(wrap_pyfunction!(data::prepare, m)?)?;
     m.add_class::<data::CorpusReader>()?;
     m.add_function(wrap_pyfunction!(parse_tiktoken, m)?)?;
@@ -163,5 +165,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(train::train_merges, m)?)?;
     m.add_class::<train::BertWordCounter>()?;
     m.add_function(wrap_pyfunction!(train::train_wordpiece, m)?)?;
+    m.add_class::<train::UnigramWordCounter>()?;
+    m.add_function(wrap_pyfunction!(train::train_unigram, m)?)?;
     Ok(())
 }

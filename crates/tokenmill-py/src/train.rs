@@ -1,5 +1,6 @@
 //! Bindings for training: a pre-token counter, a progress/cancel handle and the merge loop;
-//! for WordPiece, a BERT word counter and HF's WordPiece trainer.
+//! for WordPiece, a BERT word counter and HF's WordPiece trainer; for Unigram, a word counter
+//! and the trainer, which returns a sentencepiece `.model`.
 //! Every call that does real work releases the GIL; `TrainControl` is how Python sees
 //! progress and asks a running job to stop (Ctrl-C), from another thread.
 
@@ -15,9 +16,10 @@ use tokenmill_core::data::reader::ReadOptions;
 use tokenmill_core::normalize::BertNormalizer;
 use tokenmill_core::pretokenize::Pretokenizer;
 use tokenmill_core::special::SpecialMatcher;
+use tokenmill_core::spm::{ModelProto, ModelType, NormalizerSpec, Piece, PieceType, SentencePiece, TrainerSpec};
 use tokenmill_core::train::count::WordCounts;
 use tokenmill_core::train::merge::{self, Control, MergeConfig, TokenSet};
-use tokenmill_core::train::wordpiece;
+use tokenmill_core::train::{unigram, wordpiece};
 use tokenmill_core::CoreError;
 
 use crate::bpe::PyCoreBpe;
@@ -465,4 +467,225 @@ pub fn train_wordpiece(
         wordpiece::train(words, &config, &control)
     })?;
     Ok((out.vocab, out.alphabet, out.prefixed, out.merges))
+}
+
+/// Word counts for Unigram training: the `▁`-prefixed space-separated words of each line, with
+/// the user-defined symbols cut out (`train::unigram::UnigramWords`).
+#[pyclass(frozen, module = "tokenmill._core")]
+pub struct UnigramWordCounter {
+    user_defined: Vec<String>,
+    counts: Mutex<(unigram::UnigramWords, u64)>,
+}
+
+impl UnigramWordCounter {
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut (unigram::UnigramWords, u64)) -> Result<T, CoreError>,
+    ) -> Result<T, CoreError> {
+        let mut guard = self
+            .counts
+            .lock()
+            .map_err(|_| CoreError::Internal("the word counter was poisoned by an earlier panic".into()))?;
+        f(&mut guard)
+    }
+
+    fn count(&self, texts: &[&str], num_threads: usize, control: &Control) -> Result<(), CoreError> {
+        if control.cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(CoreError::Cancelled);
+        }
+        self.with(|(c, bytes)| {
+            c.add_texts(texts, &self.user_defined, num_threads)?;
+            *bytes += texts.iter().map(|t| t.len() as u64).sum::<u64>();
+            Ok(())
+        })
+    }
+}
+
+#[pymethods]
+impl UnigramWordCounter {
+    #[new]
+    #[pyo3(signature = (user_defined_symbols=Vec::new()))]
+    fn new(user_defined_symbols: Vec<String>) -> Self {
+        UnigramWordCounter { user_defined: user_defined_symbols, counts: Mutex::new((unigram::UnigramWords::new(), 0)) }
+    }
+
+    /// Counts the words of each text on `num_threads` threads.
+    #[pyo3(signature = (texts, num_threads=1, control=None))]
+    fn add_texts(
+        &self,
+        py: Python<'_>,
+        texts: Vec<PyBackedStr>,
+        num_threads: usize,
+        control: Option<&Bound<'_, TrainControl>>,
+    ) -> PyResult<()> {
+        let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
+        let refs: Vec<&str> = texts.iter().map(|t| &**t).collect();
+        run(py, || self.count(&refs, num_threads, &control))
+    }
+
+    /// Counts the words of corpus files read by the core's reader (see `read_files`; blocks
+    /// are cut at line ends, so no word is split). Returns the bytes read from disk and the
+    /// documents read.
+    #[pyo3(signature = (sources, text_field, cut, num_threads=1, control=None, progress=None, open_rows=None,
+                        errors="strict"))]
+    #[allow(clippy::too_many_arguments)]
+    fn add_files(
+        &self,
+        py: Python<'_>,
+        sources: Vec<(std::path::PathBuf, String)>,
+        text_field: String,
+        cut: Option<&str>,
+        num_threads: usize,
+        control: Option<&Bound<'_, TrainControl>>,
+        progress: Option<Py<PyAny>>,
+        open_rows: Option<Py<PyAny>>,
+        errors: &str,
+    ) -> PyResult<(u64, u64)> {
+        let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
+        read_files(py, (sources, Vec::new()), text_field, cut, errors, progress, open_rows, |texts| {
+            self.count(texts, num_threads, &control)
+        })
+    }
+
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        run(py, || self.with(|(c, _)| Ok(c.len())))
+    }
+
+    /// UTF-8 bytes of text counted.
+    #[getter]
+    fn text_bytes(&self, py: Python<'_>) -> PyResult<u64> {
+        run(py, || self.with(|(_, b)| Ok(*b)))
+    }
+}
+
+/// Unigram training (`train::unigram::train`) on the counted words (moved out of `counter`),
+/// returning the bytes of a sentencepiece `.model` file: the learned pieces, a `TrainerSpec`
+/// with the options and an identity `NormalizerSpec` (the words were counted unnormalized),
+/// checked by building the model before it is returned. `progress(stage, pieces, objective,
+/// tokens)` is called after each stage.
+#[pyfunction]
+#[pyo3(signature = (counter, vocab_size, character_coverage, max_piece_length, seed_size, shrinking_factor,
+                    num_sub_iterations, unk_piece, bos_piece, eos_piece, control_symbols, user_defined_symbols,
+                    byte_fallback, split_by_unicode_script, split_by_number, split_digits, num_threads,
+                    min_frequency=1, control=None, progress=None))]
+// Why allowed: the arguments are the Python signature's (keywords with defaults).
+#[allow(clippy::too_many_arguments)]
+pub fn train_unigram<'py>(
+    py: Python<'py>,
+    counter: &Bound<'_, UnigramWordCounter>,
+    vocab_size: usize,
+    character_coverage: f64,
+    max_piece_length: usize,
+    seed_size: usize,
+    shrinking_factor: f64,
+    num_sub_iterations: usize,
+    unk_piece: String,
+    bos_piece: Option<String>,
+    eos_piece: Option<String>,
+    control_symbols: Vec<String>,
+    user_defined_symbols: Vec<String>,
+    byte_fallback: bool,
+    split_by_unicode_script: bool,
+    split_by_number: bool,
+    split_digits: bool,
+    num_threads: usize,
+    min_frequency: u64,
+    control: Option<&Bound<'_, TrainControl>>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let control = control.map(|c| c.get().inner.clone()).unwrap_or_default();
+    let counter = counter.get();
+    let opts = unigram::UnigramOptions {
+        vocab_size,
+        character_coverage,
+        max_piece_length,
+        seed_size,
+        shrinking_factor,
+        num_sub_iterations,
+        unk_piece,
+        bos_piece,
+        eos_piece,
+        control_symbols,
+        user_defined_symbols,
+        byte_fallback,
+        split_by_unicode_script,
+        split_by_number,
+        split_digits,
+        num_threads,
+    };
+    let report = |p: &unigram::Progress| {
+        if let Some(cb) = &progress {
+            let stage = match p.stage {
+                unigram::Stage::Seeded => "seeded",
+                unigram::Stage::Em => "em",
+                unigram::Stage::Pruned => "pruned",
+                unigram::Stage::Done => "done",
+            };
+            // A failing callback only loses a progress line; training goes on.
+            Python::attach(|py| {
+                let _ = cb.call1(py, (stage, p.pieces, p.objective, p.tokens));
+            });
+        }
+    };
+    let data = run(py, || {
+        let (words, _) = counter.with(|(c, _)| Ok((std::mem::take(c), 0)))?;
+        let mut words = words.into_sorted();
+        words.retain(|&(_, n)| n >= min_frequency);
+        let pieces = unigram::train(words, &opts, &report, &control)?;
+        let proto = unigram_proto(pieces, &opts)?;
+        SentencePiece::new(proto.clone())?;
+        Ok(proto.write())
+    })?;
+    Ok(PyBytes::new(py, &data))
+}
+
+/// The `ModelProto` of a trained Unigram vocabulary (ids: position in `pieces`).
+fn unigram_proto(
+    pieces: Vec<(String, f32, unigram::PieceKind)>,
+    opts: &unigram::UnigramOptions,
+) -> Result<ModelProto, CoreError> {
+    let id_of = |piece: &Option<String>| -> i32 {
+        piece.as_ref().and_then(|p| pieces.iter().position(|(s, _, _)| s == p)).map_or(-1, |i| i as i32)
+    };
+    let unk_id = pieces.iter().position(|(_, _, k)| *k == unigram::PieceKind::Unknown).unwrap_or(0) as i32;
+    let (bos_id, eos_id) = (id_of(&opts.bos_piece), id_of(&opts.eos_piece));
+    let mut trainer = TrainerSpec {
+        model_type: ModelType::Unigram,
+        vocab_size: i32::try_from(pieces.len()).map_err(|_| CoreError::Input("vocab_size exceeds 2**31".into()))?,
+        byte_fallback: opts.byte_fallback,
+        split_digits: opts.split_digits,
+        max_sentencepiece_length: opts.max_piece_length.min(i32::MAX as usize) as i32,
+        unk_id,
+        bos_id,
+        eos_id,
+        pad_id: -1,
+        unk_piece: opts.unk_piece.clone(),
+        user_defined_symbols: opts.user_defined_symbols.clone(),
+        control_symbols: opts.control_symbols.clone(),
+        ..TrainerSpec::default()
+    };
+    if let Some(b) = &opts.bos_piece {
+        trainer.bos_piece = b.clone();
+    }
+    if let Some(e) = &opts.eos_piece {
+        trainer.eos_piece = e.clone();
+    }
+    // TrainerSpec.character_coverage (field 10, float): recorded for readers of the file.
+    trainer.extra.push((10, 5, (opts.character_coverage as f32).to_le_bytes().to_vec()));
+    let normalizer = NormalizerSpec { name: "identity".into(), ..NormalizerSpec::default() };
+    let pieces = pieces
+        .into_iter()
+        .map(|(piece, score, kind)| {
+            let kind = PieceType::from_number(kind.sentencepiece_type() as i64)
+                .ok_or_else(|| CoreError::Internal(format!("piece kind {kind:?} has no .model type")))?;
+            Ok(Piece { piece, score, kind })
+        })
+        .collect::<Result<Vec<_>, CoreError>>()?;
+    Ok(ModelProto {
+        pieces,
+        trainer_spec: trainer,
+        normalizer_spec: normalizer,
+        denormalizer_spec: None,
+        extra: Vec::new(),
+    })
 }

@@ -37,6 +37,7 @@ import re
 import sys
 from typing import Callable, Iterator
 
+from .._args import FILE_KINDS
 from ..data.chunks import InvalidUtf8, cuttable_by, read_text
 from ..errors import DisallowedSpecialTokenError, TokenIdError
 from ..formats import load
@@ -114,7 +115,7 @@ def _tokenizer(name_or_path: str) -> Tokenizer:
     if not os.path.exists(name_or_path):
         raise CliError(
             f"{name_or_path!r} is neither a standard encoding ({', '.join(list_encoding_names())}) nor a file; "
-            "give a name or the path of a tokenizer file (tokenmill JSON, a tiktoken export, GPT-2 files, a Hugging Face tokenizer.json, a WordPiece vocab.txt)"
+            f"give a name or the path of a tokenizer file ({FILE_KINDS})"
         )
     return load(name_or_path)
 
@@ -361,7 +362,7 @@ def add_parsers(sub, common) -> None:
     def enc_opt(p, default="cl100k_base"):
         p.add_argument("-e", "--tokenizer", "--encoding", dest="tokenizer", default=default, metavar="NAME|PATH",
                        help=f"a standard encoding ({', '.join(list_encoding_names())}) or any file tokenmill.load reads "
-                            "(tokenmill JSON, a tiktoken export, GPT-2 encoder.json/vocab.bpe, a Hugging Face tokenizer.json or .gz, a WordPiece vocab.txt)"
+                            f"({FILE_KINDS})"
                             + (f"; default {default}" if default else ""))
 
     def input_opts(p, text=True):

@@ -61,9 +61,19 @@ def add_parser(sub, common) -> None:
     p.add_argument("--errors", choices=("strict", "replace"), default="strict",
                    help="invalid UTF-8: fail naming file and byte (strict, default) or substitute U+FFFD")
     p.add_argument("-o", "--output", required=True, metavar="PATH", help="where to write the tokenizer")
-    p.add_argument("--format", choices=("tokenmill", "tiktoken", "hf", "gpt2", "vocab.txt"), default="tokenmill",
+    p.add_argument("--format", choices=("tokenmill", "tiktoken", "hf", "gpt2", "vocab.txt", "sentencepiece"), default="tokenmill",
                    help="output format: tokenmill JSON (default), tiktoken rank file (+ .json), HF tokenizer.json, "
-                        "GPT-2 encoder.json + vocab.bpe (-o is then a directory), or a WordPiece vocab.txt")
+                        "GPT-2 encoder.json + vocab.bpe (-o is then a directory), a WordPiece vocab.txt, or a "
+                        "sentencepiece .model (unigram)")
+    p.add_argument("--user-defined", action="append", default=None, metavar="SYMBOL",
+                   help="unigram: a piece always kept whole (repeatable)")
+    p.add_argument("--character-coverage", type=float, default=None, metavar="X",
+                   help="unigram: share of character occurrences the alphabet covers (default 0.9995)")
+    p.add_argument("--max-piece-length", type=positive_int, default=None, metavar="N",
+                   help="unigram: the longest piece in characters (default 16)")
+    p.add_argument("--byte-fallback", action="store_true", default=None,
+                   help="unigram: add the 256 byte pieces so that no text is unknown")
+    p.add_argument("--split-digits", action="store_true", default=None, help="unigram: every digit is a piece of its own")
     p.add_argument("--verbose", action="store_true", help="bpe: print every merge")
     p.add_argument("--show", default=None, metavar="TEXT", help="sentence to tokenize in the summary")
     p.set_defaults(func=run)
@@ -97,6 +107,11 @@ def _options(args, trainer) -> dict:
         "base": args.base,
         "engine": None if args.engine == "local" else args.engine,
         "unit_bytes": args.unit_bytes,
+        "user_defined_symbols": None if args.user_defined is None else tuple(args.user_defined),
+        "character_coverage": args.character_coverage,
+        "max_piece_length": args.max_piece_length,
+        "byte_fallback": args.byte_fallback,
+        "split_digits": args.split_digits,
     }
     for opt, value in given.items():
         if value is not None and opt not in trainer.options:
@@ -108,7 +123,7 @@ def _options(args, trainer) -> dict:
         kw["pattern"] = args.pattern
     if args.base is not None:
         kw["base"] = _base(args.base)
-    kw.update({k: given[k] for k in ("engine", "unit_bytes") if given[k] is not None})
+    kw.update({k: v for k, v in given.items() if v is not None and k not in ("pattern", "base")})
     quiet = bool(getattr(args, "quiet", False))
     wanted = {"num_threads": args.threads, "progress": not quiet, "verbose": args.verbose, "text_field": args.text_field,
               "errors": args.errors, "name": Path(args.output).stem}

@@ -7,8 +7,9 @@ holding its reader and its writer; `load` recognises a file by its content.
 * `gpt2`: ``encoder.json`` + ``vocab.bpe``.
 * `hf`, `hf_regex`: Hugging Face ``tokenizer.json`` (read, plain or gzipped; written).
 * `wordpiece_vocab`: BERT's ``vocab.txt`` (read and written).
+* `sentencepiece`: sentencepiece ``.model`` files (read and written).
 
-Importing this package registers the exporters (``tok.export("tiktoken" | "hf" | "gpt2", path)``)
+Importing this package registers the exporters (``tok.export("tiktoken" | "hf" | "gpt2" | "sentencepiece", path)``)
 and the GPT-2 reader (``Encoding.from_gpt2_files``) with `tokenmill.tokenizer`, so the
 tokenizer classes never import a format module. Every write is atomic.
 """
@@ -22,7 +23,7 @@ from typing import Any
 from .. import _schema
 from .._io import PathLike
 from ..encoding import Encoding
-from ..models import HFTokenizer, WordPiece
+from ..models import HFTokenizer, SentencePiece, WordPiece
 from ..errors import VocabFormatError
 from ..registry import get_encoding, list_encoding_names
 from ..tokenizer import Tokenizer, register_exporter, register_reader
@@ -30,6 +31,7 @@ from .gpt2 import export_gpt2, load_gpt2_encoding, load_gpt2_files
 from .hf import export_hf, hf_tokenizer_dict, load_hf_tokenizer, wordpiece_tokenizer_dict, looks_like_hf_json, read_maybe_gzip, write_hf_tokenizer
 from .hf_regex import hf_regex
 from .native import load_native, looks_native, save
+from .sentencepiece import export_sentencepiece, load_sentencepiece, looks_like_sentencepiece
 from .wordpiece_vocab import export_vocab_txt, load_vocab_txt, looks_like_vocab_txt
 from .tiktoken import dump_tiktoken_bpe, export_tiktoken, load_tiktoken_bpe, load_tiktoken_files, looks_like_rank_file
 
@@ -44,6 +46,7 @@ READABLE = (
     "GPT-2's encoder.json + vocab.bpe (either file, or their directory)",
     "a Hugging Face tokenizer.json (plain or .gz)",
     "a WordPiece vocab.txt (options from a tokenizer_config.json beside it)",
+    "a sentencepiece .model file",
 )
 
 
@@ -77,6 +80,8 @@ register_exporter(["gpt2"], _only(Encoding, "byte-level BPE encodings", export_g
 register_exporter(["vocab.txt"], _only(WordPiece, "WordPiece tokenizers", export_vocab_txt))
 register_reader("gpt2", load_gpt2_files)
 register_reader("hf", load_hf_tokenizer)
+register_exporter(["sentencepiece"], _only(SentencePiece, "SentencePiece models", export_sentencepiece))
+register_reader("sentencepiece", load_sentencepiece)
 
 
 def load(path_or_name: PathLike) -> Any:
@@ -115,6 +120,8 @@ def load(path_or_name: PathLike) -> Any:
         raise VocabFormatError(f"a gzip file whose content is not a tokenizer.json; tokenmill.load reads {_readable()}", str(path))
     if looks_like_hf_json(head):
         return load_hf_tokenizer(path)
+    if looks_like_sentencepiece(head):
+        return load_sentencepiece(path)
     start = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     if start == b"{" or path.suffix.lower() == ".json":
         d = _schema.read_json(path)

@@ -6,6 +6,7 @@ level, WordPiece.
 * `CharLevel`: one token per character.
 * `WordPiece`: BERT's WordPiece (normalizer, pre-tokenizer and model in the Rust core).
 * `HFTokenizer`: any Hugging Face ``tokenizer.json`` (its whole pipeline in the Rust core).
+* `SentencePiece`: a sentencepiece ``.model`` (Unigram or BPE, in the Rust core).
 
 They share `tokenmill.models._vocab.VocabTokenizer` (vocabulary, special tokens, the
 interface) and a ``train(corpus, vocab_size=None, ...)`` classmethod taking an iterable of str
@@ -28,8 +29,9 @@ from ._vocab import VocabTokenizer, load_tokenizer_dict
 from .char import CharLevel
 from .classic_bpe import ClassicBPE
 from .huggingface import Encoded, HFTokenizer
+from .sentencepiece import SentencePiece
 from .wordlevel import WordLevel
 from .wordpiece import WordPiece
 
-__all__ = ["Tokenizer", "VocabTokenizer", "ClassicBPE", "WordLevel", "CharLevel", "WordPiece", "HFTokenizer", "Encoded",
+__all__ = ["Tokenizer", "VocabTokenizer", "ClassicBPE", "WordLevel", "CharLevel", "WordPiece", "HFTokenizer", "SentencePiece", "Encoded",
            "load_tokenizer_dict"]

@@ -2,13 +2,15 @@
 
 Every trainer takes ``(corpus, vocab_size, *, special_tokens, min_frequency, ...)`` and
 returns a `tokenmill.Tokenizer`. `TRAINERS` maps the family names the CLI offers (``bpe``,
-``wordpiece``, ``classic-bpe``, ``word``, ``char``) to a `Trainer`: the training function (reading paths or
+``wordpiece``, ``unigram``, ``classic-bpe``, ``word``, ``char``) to a `Trainer`: the training function (reading paths or
 texts through `tokenmill.data.corpus`), the options it accepts, the formats its result can be
 exported to, and how to show its merges. Callers ask the table; they never branch on a family.
 
 * ``bpe``: `train_bpe` (`tokenmill.train.bpe`), byte-level BPE in the Rust core.
 * ``wordpiece``: `train_wordpiece` (`tokenmill.train.wordpiece`), BERT-style WordPiece with
   Hugging Face's trainer rule, in the Rust core.
+* ``unigram``: `train_unigram` (`tokenmill.train.unigram`), SentencePiece-style Unigram in the
+  Rust core; the result exports to a sentencepiece ``.model``.
 * ``classic-bpe``, ``word``, ``char``: the ``train`` classmethods of `tokenmill.models`,
   which stay on their classes (``ClassicBPE.train(...)`` is public API, and a trainer here
   that builds the class while the class calls the trainer would be an import circle).
@@ -26,9 +28,10 @@ from ..formats.gpt2 import canonical_split
 from ..models import CharLevel, ClassicBPE, WordLevel
 from ..tokenizer import Tokenizer
 from .bpe import train_bpe
+from .unigram import train_unigram
 from .wordpiece import train_wordpiece
 
-__all__ = ["train_bpe", "train_wordpiece", "Trainer", "TRAINERS"]
+__all__ = ["train_bpe", "train_unigram", "train_wordpiece", "Trainer", "TRAINERS"]
 
 
 def _no_merges(tok: Any, n: int) -> list[tuple[int, str, str, str]]:
@@ -107,6 +110,9 @@ TRAINERS: dict[str, Trainer] = {
                 ("tiktoken", "hf", "gpt2"), True, _byte_bpe_merges),
         Trainer("wordpiece", "BERT-style WordPiece (Hugging Face's trainer rule)", train_wordpiece,
                 frozenset({"num_threads", "progress", "text_field", "errors"}), ("vocab.txt", "hf"), True),
+        Trainer("unigram", "SentencePiece-style Unigram (EM + pruning; a .model sentencepiece loads)", train_unigram,
+                frozenset({"num_threads", "progress", "text_field", "errors", "user_defined_symbols", "character_coverage",
+                           "max_piece_length", "byte_fallback", "split_digits"}), ("sentencepiece",), True),
         Trainer("classic-bpe", "BPE with an end-of-word marker", _text_family(ClassicBPE),
                 _TEXT_OPTIONS | {"pattern"}, (), True, _classic_merges),
         Trainer("word", "word-level", _text_family(WordLevel), _TEXT_OPTIONS | {"pattern"}, (), False),

@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from .._args import FILE_KINDS
 from ..errors import InputError, TokenIdError
 from ..formats import load
 from ..registry import list_encoding_names
@@ -217,13 +218,12 @@ def check_spec(spec: str) -> None:
     >>> check_spec("gtp2")
     Traceback (most recent call last):
     ...
-    tokenmill.errors.InputError: unknown tokenizer 'gtp2': give a standard encoding (gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base, o200k_base, o200k_harmony) or the path of a tokenizer file (tokenmill JSON, .tiktoken, GPT-2 encoder.json/vocab.bpe, a Hugging Face tokenizer.json, a WordPiece vocab.txt)
+    tokenmill.errors.InputError: unknown tokenizer 'gtp2': give a standard encoding (gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base, o200k_base, o200k_harmony) or the path of a tokenizer file (tokenmill JSON, a tiktoken export, GPT-2 encoder.json/vocab.bpe, a Hugging Face tokenizer.json or .gz, a WordPiece vocab.txt, a SentencePiece .model)
     """
     names = list_encoding_names()
     if spec not in names and not os.path.exists(spec):
         raise InputError(f"unknown tokenizer {spec!r}: give a standard encoding ({', '.join(names)}) or the path of a "
-                         "tokenizer file (tokenmill JSON, .tiktoken, GPT-2 encoder.json/vocab.bpe, a Hugging Face "
-                         "tokenizer.json, a WordPiece vocab.txt)")
+                         f"tokenizer file ({FILE_KINDS})")
 
 
 def for_viewing(tok: Tokenizer) -> Tokenizer:

@@ -1,0 +1,153 @@
+"""`tokenmill.train_unigram` and ``tokenmill train --model unigram``: the trained model is a
+`SentencePiece` whose ``.model`` sentencepiece loads and encodes identically; its compression
+is sentencepiece's (same corpus, identity normalization); the result does not depend on the
+thread count; options, files, errors and the CLI.
+
+The algorithm's own tests (against the Python reference) are in the Rust crate and in
+tests/test_train_unigram_reference.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import sentencepiece as spm
+
+import tokenmill
+from tokenmill.cli import main
+from tokenmill.errors import TrainingError
+
+from peers import shared_data
+
+
+@pytest.fixture(scope="module")
+def botchan() -> list[str]:
+    lines = (shared_data() / "corpus" / "botchan.txt").read_text(encoding="utf-8").splitlines()
+    return [line for line in lines if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def trained(botchan):
+    return tokenmill.train_unigram(botchan, vocab_size=1000, progress=False)
+
+
+def test_sentencepiece_loads_the_model_and_encodes_identically(trained, botchan, tmp_path):
+    path = tmp_path / "u.model"
+    assert trained.export("sentencepiece", path) == [path]
+    sp = spm.SentencePieceProcessor(model_file=str(path))
+    assert sp.get_piece_size() == trained.vocab_size == 1000
+    texts = botchan + ["Ｆｕｌｌ width", "tabs\tand  spaces ", "漢字かな", "emoji 🙂 and \x00 NUL", ""]
+    for text in texts:
+        assert trained.encode(text) == sp.encode(text), text
+        assert trained.decode(trained.encode(text)) == sp.decode(sp.encode(text))
+    assert tokenmill.load(path).encode(botchan[3]) == trained.encode(botchan[3])
+
+
+def test_compression_matches_sentencepiece_with_identity_normalization(trained, botchan, tmp_path):
+    # Same corpus, same size, sentencepiece's trainer with identity normalization: the number of
+    # tokens on held-out-like text (the last 10% of lines, also trained on by both) is within 1.5%.
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(botchan), model_prefix=str(tmp_path / "ref"), vocab_size=1000, model_type="unigram",
+        normalization_rule_name="identity", num_threads=1, minloglevel=2)
+    ref = spm.SentencePieceProcessor(model_file=str(tmp_path / "ref.model"))
+    ours = sum(len(trained.encode(t)) for t in botchan)
+    theirs = sum(len(ref.encode(t)) for t in botchan)
+    assert abs(ours - theirs) / theirs < 0.015, (ours, theirs)
+
+
+def test_the_result_does_not_depend_on_threads(botchan):
+    one = tokenmill.train_unigram(botchan[:1500], vocab_size=600, num_threads=1, progress=False)
+    two = tokenmill.train_unigram(botchan[:1500], vocab_size=600, num_threads=2, progress=False)
+    assert one.to_model_bytes() == two.to_model_bytes()
+
+
+def test_training_metadata_survives_save_and_pickle(trained, tmp_path):
+    import pickle
+
+    info = trained.training
+    assert info["trainer"] == "tokenmill.train_unigram" and info["vocab_size"] == 1000 and info["distinct_words"] > 1000
+    trained.save(tmp_path / "t.json")
+    assert tokenmill.load(tmp_path / "t.json").training == info
+    assert pickle.loads(pickle.dumps(trained)).training == info
+    info["vocab_size"] = 1  # a copy
+    assert trained.training["vocab_size"] == 1000
+
+
+def test_options_meta_pieces_symbols_and_byte_fallback(botchan):
+    tok = tokenmill.train_unigram(botchan[:2000], vocab_size=700, special_tokens=["<|endoftext|>"],
+                                  user_defined_symbols=["<sep>"], byte_fallback=True, split_digits=True, progress=False)
+    pieces = tok.pieces()
+    assert [p for p, _, _ in pieces[:3]] == ["<unk>", "<s>", "</s>"]
+    assert tok.piece_type(tok.token_to_id("<|endoftext|>")) == "control"
+    assert tok.piece_type(tok.token_to_id("<sep>")) == "user_defined"
+    assert sum(t == 6 for _, _, t in pieces) == 256
+    # A user-defined symbol is one piece; an unseen script falls back to bytes, never <unk>.
+    assert tok.token_to_id("<sep>") in tok.encode("a<sep>b")
+    ids = tok.encode("漢字 2026")
+    assert tok.unk_id not in ids and tok.decode(ids) == "漢字 2026"
+    assert all(len(tok.id_to_token(i).strip("▁")) <= 1 for i in tok.encode("1234567") if tok.piece_type(i) == "normal")
+    # Control text in the input is ordinary text, as in sentencepiece.
+    assert tok.token_to_id("<|endoftext|>") not in tok.encode("<|endoftext|>")
+
+
+def test_files_and_jsonl(botchan, tmp_path):
+    botchan = botchan[1:]  # the first line starts with a BOM, which the file reader drops for training
+    txt = tmp_path / "a.txt"
+    txt.write_text("\n".join(botchan[:1500]) + "\n", encoding="utf-8")
+    jsonl = tmp_path / "b.jsonl"
+    jsonl.write_text("".join(json.dumps({"text": t}) + "\n" for t in botchan[:1500]), encoding="utf-8")
+    a = tokenmill.train_unigram(str(txt), vocab_size=500, progress=False)
+    b = tokenmill.train_unigram([str(jsonl)], vocab_size=500, progress=False)
+    c = tokenmill.train_unigram(botchan[:1500], vocab_size=500, progress=False)
+    assert a.to_model_bytes() == b.to_model_bytes() == c.to_model_bytes()
+    assert a.training["documents"] == 1 and b.training["documents"] == 1500
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(vocab_size=5), "vocab_size"),
+        (dict(vocab_size=500, character_coverage=0.5), "character_coverage"),
+        (dict(vocab_size=500, max_piece_length=0), "max_piece_length"),
+        (dict(vocab_size=500, special_tokens=["<s>"]), "given twice"),
+        (dict(vocab_size=500, user_defined_symbols=["x"], special_tokens=["x"]), "given twice"),
+    ],
+)
+def test_errors_name_the_option(botchan, kwargs, message):
+    with pytest.raises(TrainingError, match=message):
+        tokenmill.train_unigram(botchan[:300], progress=False, **kwargs)
+
+
+def test_a_vocab_size_beyond_what_the_corpus_yields_says_how_many_it_does():
+    with pytest.raises(TrainingError, match=r"too high for this corpus: it yields 17 pieces; pass vocab_size <= 17"):
+        tokenmill.train_unigram(["low lower lowest newer newest"] * 20, vocab_size=10**9, progress=False)
+
+
+def test_an_empty_corpus_is_an_error():
+    with pytest.raises(TrainingError, match="no words"):
+        tokenmill.train_unigram(["", "   "], vocab_size=100, progress=False)
+
+
+def test_pathological_text_terminates_and_round_trips():
+    texts = ["a" * 1_000_000, " " * 10_000, "1" * 100_000, "x\x00y " * 1000, "é" * 50_000]
+    tok = tokenmill.train_unigram(texts, vocab_size=300, byte_fallback=True, progress=False)
+    for t in ["a" * 10_000, "1" * 5000, "x\x00y", "é" * 1000]:
+        assert tok.decode(tok.encode(t)) == t
+
+
+def test_cli_trains_a_model_file_the_other_commands_read(tmp_path, capsys, botchan):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(botchan[:2000]), encoding="utf-8")
+    out = tmp_path / "u.model"
+    assert main(["train", str(corpus), "--model", "unigram", "--vocab-size", "600", "--format", "sentencepiece",
+                 "--user-defined", "<sep>", "--byte-fallback", "-o", str(out), "-q"]) == 0
+    sp = spm.SentencePieceProcessor(model_file=str(out))
+    assert sp.get_piece_size() == 600 and sp.piece_to_id("<sep>") > 2
+    capsys.readouterr()
+    assert main(["encode", "--tokenizer", str(out), "-t", "hello <sep> world"]) == 0
+    ids = [int(x) for x in capsys.readouterr().out.split()]
+    assert ids == sp.encode("hello <sep> world")
+    assert main(["train", str(corpus), "--model", "bpe", "--vocab-size", "300", "--byte-fallback", "-o",
+                 str(tmp_path / "x.json")]) == 2
+    assert "does not apply" in capsys.readouterr().err
