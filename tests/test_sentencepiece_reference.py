@@ -18,9 +18,11 @@ import sentencepiece as spm
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import tokenmill._reference.sentencepiece as ref_spm
 from tokenmill._reference.sentencepiece import SentencePieceModel
 from tokenmill._reference.sentencepiece_proto import parse_model
 from tokenmill.errors import UnsupportedError, VocabFormatError
+from tokenmill.formats.sentencepiece import model_bytes
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 MODELS = ["botchan_en_bpe_1000.model", "botchan_en_unigram_1000.model", "mistral-7b-v0.1.tokenizer.model"]
@@ -119,6 +121,8 @@ OPTIONS = {
     "ws_only_pieces": {"allow_whitespace_only_pieces": True, "remove_extra_whitespaces": False},
     "identity": {"normalization_rule_name": "identity"},
     "nfkc_cf": {"normalization_rule_name": "nfkc_cf"},
+    # Unigram scores user-defined pieces 0.1 * (bytes - 1) (0.2.3): "▁▁" beats "▁" "▁".
+    "user_double_space": {"user_defined_symbols": ["▁▁"], "remove_extra_whitespaces": False},
 }
 
 
@@ -145,7 +149,8 @@ def _train(corpus: Path, model_type: str, option: str):
 @pytest.mark.parametrize("option", list(OPTIONS))
 def test_trained_models(corpus, model_type, option):
     sp, ref = _train(corpus, model_type, option)
-    texts = list(_lines()[::12]) + EDGE + ["x<sep>y foo foofoo 𝔘x ab  ab", " lead and trail  ", "９９ bottles 123"]
+    texts = list(_lines()[::12]) + EDGE + ["x<sep>y foo foofoo 𝔘x ab  ab", " lead and trail  ", "９９ bottles 123",
+                                          "two  spaces,   three ▁▁ and\u3000\u3000wide"]
     for text in texts:
         _check(sp, ref, text)
 
@@ -155,6 +160,116 @@ def test_trained_models(corpus, model_type, option):
         _check(sp, ref, text)
 
     prop()
+
+
+# --- edited vocabularies: rules of sentencepiece 0.2.3 the trained models rarely reach ---------
+
+def _write(path: Path, pieces, like: SentencePieceModel | None = None, **options):
+    """`pieces` written as a `.model` (specs copied from `like`, then `options`), loaded by both."""
+    if like is not None:
+        t, n = like.trainer, like.norm
+        options = {"model_type": "bpe" if t.model_type == 2 else "unigram", "byte_fallback": t.byte_fallback,
+                   "treat_whitespace_as_suffix": t.treat_whitespace_as_suffix, "add_dummy_prefix": n.add_dummy_prefix,
+                   "remove_extra_whitespaces": n.remove_extra_whitespaces, "escape_whitespaces": n.escape_whitespaces,
+                   "precompiled_charsmap": n.precompiled_charsmap, **options}
+    path.write_bytes(model_bytes(pieces, **options))
+    return spm.SentencePieceProcessor(model_file=str(path)), SentencePieceModel.from_file(path)
+
+
+@pytest.mark.parametrize("option", ["defaults", "byte_fallback"])
+def test_bpe_unused_pieces(corpus, tmp_path, option):
+    """A trained BPE model with every fifth normal piece (characters too) retyped UNUSED: merges
+    through them are split back as last looked up, and a final one with no split is unknown."""
+    _, trained = _train(corpus, "bpe", option)
+    pieces = list(trained.proto.pieces)
+    normal = [i for i, (_, _, kind) in enumerate(pieces) if kind == 1]
+    for i in normal[::5]:
+        pieces[i] = (pieces[i][0], pieces[i][1], 5)
+    sp, ref = _write(tmp_path / "unused.model", pieces, like=trained)
+    assert any(len(pieces[i][0]) == 1 for i in normal[::5])
+    for text in list(_lines()[::25]) + EDGE:
+        _check(sp, ref, text)
+
+    @settings(max_examples=60, deadline=None, database=None)
+    @given(text=TEXT)
+    def prop(text):
+        _check(sp, ref, text)
+
+    prop()
+
+
+BPE_RULES = [("<unk>", 0.0, 2), ("<s>", 0.0, 3), ("x", 0.0, 3), ("▁", -1.0, 1), ("a", -1.0, 1), ("b", -1.0, 1),
+             ("c", -1.0, 1), ("<", -1.0, 1), ("s", -1.0, 1), (">", -1.0, 1), ("<s", -0.5, 1),
+             ("bc", -0.0, 1), ("cd", 0.0, 1),  # equal scores: +0 above -0, so "cd" merges first
+             ("d", -1.0, 5),  # UNUSED character: unknown unless merged
+             ("▁a", -0.2, 5), ("▁ab", -0.1, 1), ("ab", -0.3, 5), ("abc", -0.05, 5),  # UNUSED merges, split back
+             ("<unk", -0.4, 1), ("<u", -0.4, 1), ("u", -1.0, 1), ("n", -1.0, 1), ("k", -1.0, 1)]
+
+
+@pytest.mark.parametrize("byte_fallback", [False, True])
+def test_bpe_rules(tmp_path, byte_fallback):
+    """Handmade BPE vocabulary: a pair whose text is a CONTROL, BYTE or UNKNOWN piece never merges
+    ("<s" ">", "<0x4" "1>", "<unk" ">"); a reserved or UNUSED final symbol is unknown (then bytes);
+    ties in IEEE total order."""
+    pieces = list(BPE_RULES)
+    if byte_fallback:
+        pieces += [("<0", -0.5, 1), ("<0x", -0.5, 1), ("<0x4", -0.5, 1), ("0", -1.0, 1), ("4", -1.0, 1), ("1", -1.0, 1), ("1>", -0.5, 1)]
+        pieces += [(f"<0x{b:02X}>", 0.0, 6) for b in range(256)]
+    sp, ref = _write(tmp_path / "rules.model", pieces, model_type="bpe", byte_fallback=byte_fallback)
+    texts = ["bcd", "abcd", "ab abc abcd", "<s> <s>x <unk> x", "d dd cd", "x", "<0x41> <0x4", "aabcbcd ▁a", ""]
+    for text in texts:
+        _check(sp, ref, text)
+    assert ref.encode_pieces("bcd")[-2:] == [(b"b", 5), (b"cd", 12)]
+
+    @settings(max_examples=150, deadline=None, database=None)
+    @given(text=st.text(alphabet="abcdx<s>unk01 4", max_size=14))
+    def prop(text):
+        _check(sp, ref, text)
+
+    prop()
+
+
+def test_unigram_user_defined_score(tmp_path):
+    """A user-defined piece scores 0.1 * (bytes - 1), whatever the normal scores."""
+    pieces = [("<unk>", 0.0, 2), ("▁", -1.0, 1), ("a", -1.0, 1), ("b", -1.0, 1), ("ab", 5.0, 1), ("abab", -3.0, 1),
+              ("ba", 0.0, 4), ("aba", 0.0, 4)]
+    sp, ref = _write(tmp_path / "user.model", pieces)
+    for text in ["ab", "aba", "abab", "bab", "ababab", "a ba ab"]:
+        _check(sp, ref, text)
+
+
+def test_unigram_rebases_far_sums(tmp_path, monkeypatch):
+    """Viterbi sums beyond +-100000 are re-based to 0; the float32 rounding then differs."""
+    pieces = [("<unk>", 0.0, 2), ("▁", -1.0, 1), ("b", -99999.7, 1), ("a", -0.7, 1), ("aa", -1.3, 1), ("aaa", -1.3, 1)]
+    sp, ref = _write(tmp_path / "far.model", pieces)
+    texts = ["bb" + "a" * n for n in range(1, 12)] + ["b" * k + "a" * 7 for k in range(1, 6)]
+    for text in texts:
+        _check(sp, ref, text)
+    monkeypatch.setattr(ref_spm, "SCORE_RESET", float("inf"))
+    assert any(ref.encode(text) != sp.encode(text) for text in texts), "the case no longer exercises re-basing"
+
+
+def test_load_checks_match_sentencepiece(tmp_path):
+    """What sentencepiece 0.2.3 refuses to load, the reference refuses with a VocabFormatError."""
+    unk, byte_pieces = ("<unk>", 0.0, 2), [(f"<0x{b:02X}>", 0.0, 6) for b in range(256)]
+    cases = {
+        "second UNKNOWN": ([unk, ("<unk2>", 0.0, 2)], {}),
+        "no BYTE piece <0x7F>": ([unk] + byte_pieces[:127] + byte_pieces[128:], {"byte_fallback": True}),
+        "NUL": ([unk, ("a\0b", 0.0, 1)], {}),
+        "8000": ([unk, ("a" * 8000, 0.0, 1)], {}),
+        "finite": ([unk, ("a", float("-inf"), 1)], {}),
+        "appears twice": ([unk, ("<s>", 0.0, 3), ("<s>", -1.0, 1)], {"model_type": "bpe"}),
+    }
+    for what, (pieces, options) in cases.items():
+        path = tmp_path / "bad.model"
+        path.write_bytes(model_bytes(pieces, **options))
+        with pytest.raises(Exception):
+            spm.SentencePieceProcessor(model_file=str(path))
+        with pytest.raises(VocabFormatError, match=what):
+            SentencePieceModel.from_file(path)
+    # Unigram keeps reserved pieces apart: a normal "<s>" next to the control one is fine.
+    sp, ref = _write(tmp_path / "ok.model", [unk, ("<s>", 0.0, 3), ("<s>", -1.0, 1), ("a" * 7999, 0.0, 1)])
+    _check(sp, ref, "<s>a<s>")
 
 
 # --- bad input -------------------------------------------------------------------------------

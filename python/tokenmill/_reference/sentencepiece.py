@@ -12,12 +12,23 @@ three steps, all on UTF-8 bytes as in the C++ library:
 2. Segment. Unigram: Viterbi over the pieces that start at each character; the best path score
    is float32 like sentencepiece's, and on equal scores the piece starting earliest wins (the
    first candidate is kept). A character no piece of its own length covers gets an unknown node
-   scored `min_score - 10`. User-defined pieces score
-   `byte_length * max_score - 0.1` so they always win. BPE: start from characters (user-defined
-   symbols frozen whole), repeatedly merge the adjacent pair whose concatenation is the piece
-   with the highest score, leftmost on ties; merges through UNUSED pieces are re-split.
+   scored `min_score - 10`. User-defined pieces score `0.1 * (byte_length - 1)` (0.2.3's
+   `GetUserDefinedScore`; 0.2.0 had `byte_length * max_score - 0.1`), so they beat the normal
+   log-probabilities. Path sums beyond +-100000 are re-based to 0 (`kScoreResetThreshold`),
+   which can move float32 roundings on long texts. BPE: start from characters (user-defined
+   symbols frozen whole), repeatedly merge the adjacent pair whose concatenation is a NORMAL,
+   USER_DEFINED or UNUSED piece (never CONTROL, BYTE or UNKNOWN) with the highest score, scores
+   in IEEE total order (+0 above -0), leftmost on ties. Each final symbol that is an UNUSED
+   piece is split back into the pair it was last looked up from, recursively; a symbol that is
+   absent, reserved or an UNUSED piece with no such pair is unknown.
 3. Unknown pieces become `<0xNN>` byte pieces when `byte_fallback` is on; otherwise a run of
    consecutive unknown pieces becomes a single unknown id.
+
+Loading refuses what sentencepiece 0.2.3 refuses, with a `VocabFormatError`: empty, duplicate
+or NUL-containing pieces, pieces of 8000 bytes or more, NaN or infinite scores, no or a second
+UNKNOWN piece, and under `byte_fallback` anything but all 256 `<0xNN>` byte pieces. Unigram
+looks up reserved pieces (UNKNOWN, CONTROL, BYTE) in a table of their own; BPE keeps one table,
+so there a normal piece may not repeat a reserved piece's text.
 
 Decoding maps U+2581 back to spaces, drops the dummy-prefix space of the first piece, writes
 control pieces as nothing and unknown ids as `unk_surface`, and joins runs of byte pieces as
@@ -40,6 +51,7 @@ SPACE = "\u2581".encode()  # sentencepiece's visible space, "▁"
 FLT_MAX = 3.4028234663852886e38
 FLT_MIN = 1.1754943508222875e-38  # smallest positive normal float: sentencepiece's initial max_score
 UNK_PENALTY = 10.0
+SCORE_RESET = 100000.0  # Unigram Viterbi re-bases path sums beyond +-this (sentencepiece 0.2.3)
 
 
 def f32(x: float) -> float:
@@ -49,6 +61,16 @@ def f32(x: float) -> float:
     False
     """
     return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def total_order(x: float) -> int:
+    """An integer that orders float32 scores as sentencepiece's BPE does: IEEE total order.
+
+    >>> total_order(0.0) > total_order(-0.0), total_order(-1.0) < total_order(-0.5)
+    (True, True)
+    """
+    bits = struct.unpack("<i", struct.pack("<f", x))[0]
+    return bits ^ 0x7FFFFFFF if bits < 0 else bits
 
 
 def one_char_len(lead: int) -> int:
@@ -145,7 +167,7 @@ class SentencePieceModel:
         >>> SentencePieceModel.from_pieces([("<unk>", 0.0, 2), ("a", 0.0, 1)], model_type=2).encode("aa")
         [0, 1, 1]
         """
-        proto = ModelProto([tuple(p) for p in pieces], TrainerSpec(model_type=model_type), NormalizerSpec(**normalizer))
+        proto = ModelProto([(p, s, t) for p, s, t in pieces], TrainerSpec(model_type=model_type), NormalizerSpec(**normalizer))
         return cls(proto)
 
     def _setup(self, proto: ModelProto) -> None:
@@ -159,28 +181,47 @@ class SentencePieceModel:
         # Lookup order of sentencepiece's PieceToId: reserved pieces first, then the others.
         self.reserved: dict[bytes, int] = {}
         self.vocab: dict[bytes, int] = {}
-        self.unk_id = None
+        unk_id: int | None = None
+        bytes_seen: set[int] = set()
         for i, (piece, score, kind) in enumerate(proto.pieces):
             if not piece:
                 raise VocabFormatError(f"pieces[{i}] is empty")
+            key = piece.encode()
+            if "\0" in piece:
+                raise VocabFormatError(f"pieces[{i}] ({piece!r}) contains a NUL character")
+            if len(key) >= 8000:
+                raise VocabFormatError(f"pieces[{i}] is {len(key)} bytes long: sentencepiece refuses 8000 or more")
             if score != score:
                 raise VocabFormatError(f"pieces[{i}] ({piece!r}) has score NaN")
+            if abs(score) == float("inf"):  # sentencepiece's Unigram refuses these; the Rust core, any model
+                raise VocabFormatError(f"pieces[{i}] ({piece!r}) has score {score}: scores must be finite numbers")
             if kind not in (NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE):
                 raise VocabFormatError(f"pieces[{i}] ({piece!r}) has unknown type {kind}")
-            table = self.vocab if kind in (NORMAL, USER_DEFINED, UNUSED) else self.reserved
-            key = piece.encode()
+            # BPE (0.2.3) keeps every piece in one table; Unigram keeps reserved ones apart.
+            in_vocab = kind in (NORMAL, USER_DEFINED, UNUSED) or self.trainer.model_type == BPE
+            table = self.vocab if in_vocab else self.reserved
             if key in table:
                 raise VocabFormatError(f"pieces[{i}]: {piece!r} appears twice (first at id {table[key]})")
             table[key] = i
             if kind == UNKNOWN:
-                self.unk_id = i
+                if unk_id is not None:
+                    raise VocabFormatError(f"pieces[{i}] ({piece!r}) is a second UNKNOWN piece (first at id "
+                                           f"{unk_id}): sentencepiece allows one")
+                unk_id = i
             if kind == BYTE and not self.trainer.byte_fallback:
                 raise VocabFormatError(f"pieces[{i}] ({piece!r}) is a byte piece but trainer_spec.byte_fallback is off")
             if kind == BYTE and not (len(piece) == 6 and piece.startswith("<0x") and piece.endswith(">")
                                      and all(c in "0123456789ABCDEF" for c in piece[3:5])):
                 raise VocabFormatError(f"pieces[{i}] ({piece!r}) is a byte piece but not of the form <0xNN>")
-        if self.unk_id is None:
+            if kind == BYTE:
+                bytes_seen.add(int(piece[3:5], 16))
+        if unk_id is None:
             raise VocabFormatError("no piece of type UNKNOWN: sentencepiece requires an unknown piece")
+        self.unk_id: int = unk_id
+        if self.trainer.byte_fallback and len(bytes_seen) < 256:
+            missing = min(set(range(256)) - bytes_seen)
+            raise VocabFormatError(f"trainer_spec.byte_fallback is on but there is no BYTE piece <0x{missing:02X}>:"
+                                   " sentencepiece requires all 256")
         normal = [s for s, t in zip(self.scores, self.types) if t == NORMAL]
         self.min_score = min(normal, default=FLT_MAX)
         self.max_score = max(normal + [FLT_MIN])
@@ -265,26 +306,31 @@ class SentencePieceModel:
         size = len(s)
         score, start, best_id = [0.0] * (size + 1), [-1] * (size + 1), [-1] * (size + 1)
         unk_score = f32(self.min_score - UNK_PENALTY)
-        pos = 0
+        pos = frontier = 0
         while pos < size:
             here, covered = score[pos], False
+            if abs(here) > SCORE_RESET:  # re-base far-off sums: every reached position up to the frontier
+                for k in range(pos, frontier + 1):
+                    if k == pos or start[k] != -1:
+                        score[k] = f32(score[k] - here)
+                here = 0.0
             mblen = min(one_char_len(s[pos]), size - pos)
             for end in range(pos + 1, min(size, pos + self.max_len) + 1):
                 i = self.vocab.get(s[pos:end])
                 if i is None or self.types[i] == UNUSED:
                     continue
                 length = end - pos
-                if self.types[i] == USER_DEFINED:  # a double in C++: compared before rounding
-                    cand = (f32(length * self.max_score) - 0.1) + here
-                else:
-                    cand = f32(self.scores[i] + here)
+                piece_score = f32(0.1 * (length - 1)) if self.types[i] == USER_DEFINED else self.scores[i]
+                cand = f32(piece_score + here)
                 if start[end] == -1 or cand > score[end]:
-                    score[end], start[end], best_id[end] = f32(cand), pos, i
+                    score[end], start[end], best_id[end] = cand, pos, i
+                frontier = max(frontier, end)
                 covered = covered or length == mblen
             if not covered:
                 end, cand = pos + mblen, f32(unk_score + here)
                 if start[end] == -1 or cand > score[end]:
                     score[end], start[end], best_id[end] = cand, pos, self.unk_id
+                frontier = max(frontier, end)
             pos += mblen
         out, end = [], size
         while end > 0:
@@ -303,35 +349,52 @@ class SentencePieceModel:
             n = n or min(one_char_len(s[pos]), len(s) - pos)
             syms.append(s[pos : pos + n])
             pos += n
-        unmerge: dict[bytes, tuple[bytes, bytes]] = {}
-        while True:
-            best = None  # (score, index) of the best pair: highest score, then leftmost
-            for i in range(len(syms) - 1):
-                if frozen[i] or frozen[i + 1]:
-                    continue
-                j = self.vocab.get(syms[i] + syms[i + 1])
-                if j is not None and (best is None or self.scores[j] > best[0]):
-                    best = (self.scores[j], i)
-            if best is None:
-                break
-            i = best[1]
+        # An UNUSED piece -> the pair it was last looked up from (sentencepiece's `rev_merge`).
+        rev: dict[bytes, tuple[bytes, bytes]] = {}
+
+        def look_up(i: int) -> int | None:
+            """Id of the piece syms[i] + syms[i + 1] if that pair may merge, else None."""
+            if frozen[i] or frozen[i + 1]:
+                return None
             merged = syms[i] + syms[i + 1]
-            if self.types[self.vocab[merged]] == UNUSED:
-                unmerge[merged] = (syms[i], syms[i + 1])
-            syms[i : i + 2] = [merged]
+            j = self.vocab.get(merged)
+            if j is None or self.types[j] in (UNKNOWN, CONTROL, BYTE):
+                return None
+            if self.types[j] == UNUSED:
+                rev[merged] = (syms[i], syms[i + 1])
+            return j
+
+        pairs = [look_up(i) for i in range(len(syms) - 1)]  # pairs[i]: syms[i] with syms[i + 1]
+        while True:
+            live = [(total_order(self.scores[j]), -i) for i, j in enumerate(pairs) if j is not None]
+            if not live:
+                break
+            i = -max(live)[1]  # the highest score, then the leftmost
+            syms[i : i + 2] = [syms[i] + syms[i + 1]]
             frozen[i : i + 2] = [False]
+            del pairs[i]
+            if i > 0:
+                pairs[i - 1] = look_up(i - 1)
+            if i < len(syms) - 1:
+                pairs[i] = look_up(i)
         out: list[tuple[bytes, int]] = []
 
-        def emit(w: bytes) -> None:  # re-split pieces that are UNUSED, as sentencepiece does
-            i = self.piece_to_id(w)
-            if self.types[i] == UNUSED and w in unmerge:
-                emit(unmerge[w][0])
-                emit(unmerge[w][1])
-            else:
+        def emit(w: bytes, depth: int) -> None:  # sentencepiece's `resegment`
+            i = self.vocab.get(w, self.unk_id)
+            if depth > 100:  # sentencepiece's recursion limit: emitted as is
                 out.append((w, i))
+            elif self.types[i] in (UNKNOWN, CONTROL, BYTE):
+                out.append((w, self.unk_id))
+            elif self.types[i] != UNUSED:
+                out.append((w, i))
+            elif w in rev:
+                emit(rev[w][0], depth + 1)
+                emit(rev[w][1], depth + 1)
+            else:
+                out.append((w, self.unk_id))
 
         for w in syms:
-            emit(w)
+            emit(w, 0)
         return out
 
     def encode_pieces(self, text: str) -> list[tuple[bytes, int]]:
