@@ -37,6 +37,10 @@ const CACHE_MAX_LEN: usize = 64;
 /// Entries before the per-scratch cache is cleared.
 const CACHE_MAX_ENTRIES: usize = 1 << 15;
 
+fn pair_key(left: u32, right: u32) -> u64 {
+    (left as u64) << 32 | right as u64
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Sym {
     start: u32,
@@ -101,6 +105,11 @@ pub struct Bpe {
     /// UNKNOWN, CONTROL and BYTE pieces.
     reserved: Vec<bool>,
     unk_id: u32,
+    /// (left id << 32 | right id) -> id of the piece spelled by the two pieces side by side:
+    /// every split of every piece into two pieces. A pair of symbols that are both pieces is
+    /// looked up here (one hash probe) instead of walking the trie over their joined bytes;
+    /// texts are unique in the one map, so the answer is the trie's.
+    pairs: FxHashMap<u64, u32>,
     /// Characters (as u32) that some piece has right before / right after U+2581.
     before_space: FxHashSet<u32>,
     after_space: FxHashSet<u32>,
@@ -137,8 +146,20 @@ impl Bpe {
         }
         let ascii_before = std::array::from_fn(|c| before_space.contains(&(c as u32)));
         let ascii_after = std::array::from_fn(|c| after_space.contains(&(c as u32)));
+        let trie = Trie::build(&keys);
+        let mut pairs = FxHashMap::default();
+        for &(piece, id) in &keys {
+            // Splits at character boundaries only: symbols are whole characters.
+            let text = std::str::from_utf8(piece).unwrap_or_default();
+            for (k, _) in text.char_indices().skip(1) {
+                if let (Some(a), Some(b)) = (trie.get(&piece[..k]), trie.get(&piece[k..])) {
+                    pairs.insert(pair_key(a, b), id);
+                }
+            }
+        }
         Bpe {
-            trie: Trie::build(&keys),
+            trie,
+            pairs,
             user: (!user.is_empty()).then(|| Trie::build(&user)),
             scores: proto.pieces.iter().map(|p| p.score).collect(),
             unused: proto.pieces.iter().map(|p| p.kind == PieceType::Unused).collect(),
@@ -305,7 +326,12 @@ impl Bpe {
         if l.freeze || r.freeze {
             return;
         }
-        let Some(id) = self.trie.get(&s[l.start as usize..r.end as usize]) else { return };
+        let found = if l.id != NONE && r.id != NONE {
+            self.pairs.get(&pair_key(l.id, r.id)).copied()
+        } else {
+            self.trie.get(&s[l.start as usize..r.end as usize])
+        };
+        let Some(id) = found else { return };
         if self.reserved[id as usize] {
             return;
         }
