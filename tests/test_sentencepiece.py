@@ -26,7 +26,8 @@ from hypothesis import strategies as st
 
 import tokenmill
 from conftest import hyp_examples
-from spm_models import DATA, EDGE, MODELS, OPTIONS, TEXT, corpus_lines, model_path, need, train, write_training_corpus
+from spm_models import (DATA, EDGE, MODELS, OPTIONS, TEXT, corpus_lines, model_path, need, small_model, train,
+                        write_training_corpus)
 from tokenmill import SentencePiece, TokenmillError, UnsupportedError, VocabFormatError
 from tokenmill._reference.sentencepiece import SentencePieceModel
 from tokenmill.errors import InternalError
@@ -373,7 +374,7 @@ def test_unknown_content_lists_model_files(tmp_path):
 def test_fuzz_mutated_model_bytes():
     """Cut and corrupted `.model` bytes load or raise a TokenmillError (never a panic, never
     another exception); what loads encodes and decodes. Fixed seed, a few seconds."""
-    good = _small_model()
+    good = small_model()
     rng = random.Random(20261125)
     loaded = 0
     for _ in range(1500):
@@ -397,32 +398,6 @@ def test_fuzz_mutated_model_bytes():
         tm.decode(ids)
         tm.decode([0, 1, 2])
     assert loaded > 50
-
-
-@lru_cache(maxsize=None)
-def _small_model() -> bytes:
-    """botchan Unigram with 150 pieces (the specs and charsmap kept), re-serialized."""
-    data = need(DATA / "sentencepiece" / "botchan_en_unigram_1000.model").read_bytes()
-    pos, out, n = 0, bytearray(), 0
-    while pos < len(data):
-        key, start = data[pos], pos
-        size, pos = _varint(data, pos + 1)
-        if key != 0x0A or n < 150:
-            out += data[start : pos + size]
-        n += key == 0x0A
-        pos += size
-    return bytes(out)
-
-
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        b = data[pos]
-        value |= (b & 0x7F) << shift
-        pos += 1
-        if not b & 0x80:
-            return value, pos
-        shift += 7
 
 
 # --- pathological text --------------------------------------------------------------------------

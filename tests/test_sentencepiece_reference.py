@@ -9,7 +9,6 @@ hypothesis text, and for models trained here with each option switched on and of
 
 from __future__ import annotations
 
-import gzip
 from functools import lru_cache
 from pathlib import Path
 
@@ -24,35 +23,19 @@ from tokenmill._reference.sentencepiece_proto import parse_model
 from tokenmill.errors import UnsupportedError, VocabFormatError
 from tokenmill.formats.sentencepiece import model_bytes
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-MODELS = ["botchan_en_bpe_1000.model", "botchan_en_unigram_1000.model", "mistral-7b-v0.1.tokenizer.model"]
-LANGS = ["en-US", "fr-FR", "ja-JP", "zh-CN"]
+from spm_models import DATA, EDGE, MODELS, OPTIONS, TEXT, corpus_lines, model_path, need, small_model
 
-
-def _need(path: Path) -> Path:
-    if not path.exists():
-        pytest.fail(f"shared test data missing: {path} (see ../shared/data/README.md)")
-    return path
 
 
 @lru_cache(maxsize=None)
 def _pair(name: str):
-    path = str(_need(DATA / "sentencepiece" / name))
+    path = model_path(name)
     return spm.SentencePieceProcessor(model_file=path), SentencePieceModel.from_file(path)
 
 
-@lru_cache(maxsize=None)
 def _lines() -> tuple[str, ...]:
     """2,800 lines: botchan and 550 non-empty lines of each Debian handbook (the BPE reference is slow)."""
-    lines = _need(DATA / "corpus" / "botchan.txt").read_text(encoding="utf-8").splitlines()[:600]
-    for lang in LANGS:
-        with gzip.open(_need(DATA / "corpus" / f"debian-handbook.{lang}.txt.gz"), "rt", encoding="utf-8") as f:
-            lines += [line for line in f.read().splitlines() if line.strip()][:550]
-    return tuple(lines)
-
-
-EDGE = ["", " ", "  ", "   a  b  ", "\t\ttab\t", "ｈｅｌｌｏ　ｗｏｒｌｄ１２３", "e\u0301 n\u0303", "①②㍿", "\x00x\x00",
-        "ﬁ ﬂ", "€𝔘😀 ok", "Ⅻ ㌀ ｶﾞ", "a\u3000\u3000b", "\u200b\u200d", "１２３４５６７８９０", "<0x41> <unk> <s>"]
+    return corpus_lines()
 
 
 def _check(sp, ref, text: str) -> None:
@@ -85,13 +68,6 @@ def test_spec_fields_read():
 
 
 # Text that exercises normalization: all categories but surrogates, plus the awkward cases.
-_awkward = st.sampled_from([" ", "  ", "\t", "\u3000", "\u00a0", "ｶﾞ", "Ａ", "１", "\u0301", "\u0308", "ﬁ", "①", "㍿",
-                            "Ⅻ", "ß", "İ", "\u200b", "▁", "<unk>", "<0x41>", "\n", "<sep>", "foo", "𝔘x"])
-TEXT = st.lists(st.one_of(st.characters(blacklist_categories=("Cs",)), _awkward,
-                          st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=8)),
-                max_size=30).map("".join)
-
-
 @pytest.mark.parametrize("name", MODELS)
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=TEXT)
@@ -108,23 +84,6 @@ def test_decode_any_ids(name, ids):
 
 
 # --- models trained here, options on and off -----------------------------------------------
-
-OPTIONS = {
-    "defaults": {},
-    "split_digits": {"split_digits": True},
-    "byte_fallback": {"byte_fallback": True},
-    "no_dummy_prefix": {"add_dummy_prefix": False},
-    "keep_whitespace": {"remove_extra_whitespaces": False},
-    "no_dummy_keep_ws": {"add_dummy_prefix": False, "remove_extra_whitespaces": False},
-    "user_symbols": {"user_defined_symbols": ["<sep>", "foo", "𝔘x", "ab"]},
-    "ws_suffix": {"treat_whitespace_as_suffix": True},
-    "ws_only_pieces": {"allow_whitespace_only_pieces": True, "remove_extra_whitespaces": False},
-    "identity": {"normalization_rule_name": "identity"},
-    "nfkc_cf": {"normalization_rule_name": "nfkc_cf"},
-    # Unigram scores user-defined pieces 0.1 * (bytes - 1) (0.2.3): "▁▁" beats "▁" "▁".
-    "user_double_space": {"user_defined_symbols": ["▁▁"], "remove_extra_whitespaces": False},
-}
-
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
@@ -275,7 +234,7 @@ def test_load_checks_match_sentencepiece(tmp_path):
 # --- bad input -------------------------------------------------------------------------------
 
 def test_bad_model_bytes(tmp_path):
-    good = _need(DATA / "sentencepiece" / "botchan_en_unigram_1000.model").read_bytes()
+    good = need(DATA / "sentencepiece" / "botchan_en_unigram_1000.model").read_bytes()
     empty = tmp_path / "empty.model"
     empty.write_bytes(b"")
     with pytest.raises(VocabFormatError, match="empty.model.*empty file"):
@@ -313,7 +272,7 @@ def test_bad_model_semantics():
 @given(cut=st.integers(0, 4000), flips=st.lists(st.tuples(st.integers(0, 3999), st.integers(1, 255)), max_size=4))
 def test_fuzz_model_reader(cut, flips):
     """Cut and corrupted `.model` bytes load or raise VocabFormatError: nothing else, no hang."""
-    data = bytearray(_head())
+    data = bytearray(small_model())
     for pos, mask in flips:
         data[pos] ^= mask
     data = bytes(data[: len(data) - cut])
@@ -324,28 +283,3 @@ def test_fuzz_model_reader(cut, flips):
     model.decode(model.encode("Hello wörld ｈｉ 123"))
 
 
-@lru_cache(maxsize=None)
-def _head() -> bytes:
-    """A small valid model: the first 150 pieces of botchan Unigram with its specs (parsed, so the
-    fuzz test stays fast), re-serialized by hand."""
-    data = (DATA / "sentencepiece" / "botchan_en_unigram_1000.model").read_bytes()
-    pos, out, n = 0, bytearray(), 0
-    while pos < len(data):  # keep the first 150 piece records and every other field
-        key, start = data[pos], pos
-        size, pos = _varint(data, pos + 1)
-        if key != 0x0A or n < 150:
-            out += data[start : pos + size]
-        n += key == 0x0A
-        pos += size
-    return bytes(out)
-
-
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        b = data[pos]
-        value |= (b & 0x7F) << shift
-        pos += 1
-        if not b & 0x80:
-            return value, pos
-        shift += 7
