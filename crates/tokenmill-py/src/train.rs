@@ -120,6 +120,13 @@ fn read_files(
     }
 }
 
+/// Runs `f` on the counts behind `m`; a lock poisoned by an earlier panic is an internal error.
+fn locked<C, T>(m: &Mutex<C>, f: impl FnOnce(&mut C) -> Result<T, CoreError>) -> Result<T, CoreError> {
+    let mut guard =
+        m.lock().map_err(|_| CoreError::Internal("the word counter was poisoned by an earlier panic".into()))?;
+    f(&mut guard)
+}
+
 /// `{pre-token bytes: count}` of the texts added so far, for one pattern and set of specials.
 #[pyclass(frozen, module = "tokenmill._core")]
 pub struct WordCounter {
@@ -130,11 +137,7 @@ pub struct WordCounter {
 
 impl WordCounter {
     fn with<T>(&self, f: impl FnOnce(&mut WordCounts) -> Result<T, CoreError>) -> Result<T, CoreError> {
-        let mut guard = self
-            .counts
-            .lock()
-            .map_err(|_| CoreError::Internal("the word counter was poisoned by an earlier panic".into()))?;
-        f(&mut guard)
+        locked(&self.counts, f)
     }
 }
 
@@ -340,11 +343,7 @@ pub struct BertWordCounter {
 
 impl BertWordCounter {
     fn with<T>(&self, f: impl FnOnce(&mut (WordCounts, u64)) -> Result<T, CoreError>) -> Result<T, CoreError> {
-        let mut guard = self
-            .counts
-            .lock()
-            .map_err(|_| CoreError::Internal("the word counter was poisoned by an earlier panic".into()))?;
-        f(&mut guard)
+        locked(&self.counts, f)
     }
 }
 
@@ -482,11 +481,7 @@ impl UnigramWordCounter {
         &self,
         f: impl FnOnce(&mut (unigram::UnigramWords, u64)) -> Result<T, CoreError>,
     ) -> Result<T, CoreError> {
-        let mut guard = self
-            .counts
-            .lock()
-            .map_err(|_| CoreError::Internal("the word counter was poisoned by an earlier panic".into()))?;
-        f(&mut guard)
+        locked(&self.counts, f)
     }
 
     fn count(&self, texts: &[&str], num_threads: usize, control: &Control) -> Result<(), CoreError> {
