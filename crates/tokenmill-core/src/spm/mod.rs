@@ -9,8 +9,9 @@
 //! which file) and anything Python.
 //!
 //! Dependencies point one way: `proto` uses nothing here; `charsmap` nothing; `normalizer` uses
-//! `proto` and `charsmap`; `unigram` and `bpe` use `proto`; `model` uses them all. The HF
-//! pipeline reuses `charsmap` (its `Precompiled` normalizer).
+//! `proto` and `charsmap`; `unigram` uses `proto`; `bpe` uses `proto` and `unigram`'s trie,
+//! generator and spans; `model` uses them all. The HF pipeline reuses `charsmap` (its
+//! `Precompiled` normalizer).
 
 pub mod bpe;
 pub mod charsmap;
