@@ -30,7 +30,7 @@ from spm_models import (DATA, EDGE, MODELS, OPTIONS, TEXT, corpus_lines, model_p
                         write_training_corpus)
 from tokenmill import SentencePiece, TokenmillError, UnsupportedError, VocabFormatError
 from tokenmill._reference.sentencepiece import SentencePieceModel
-from tokenmill.errors import InternalError
+from tokenmill.errors import InputError, InternalError, TokenIdError
 from tokenmill.formats.sentencepiece import model_bytes
 
 
@@ -425,3 +425,20 @@ def test_lone_surrogates_and_invalid_bytes():
         tm.decode([32000])
     with pytest.raises(tokenmill.TokenIdError):
         tm.decode([-1])
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda sp: sp.sample("x", alpha=-1), InputError, "alpha"),
+    (lambda sp: sp.sample("x", alpha=float("nan")), InputError, "alpha"),
+    (lambda sp: sp.sample("x", nbest_size=10**6), InputError, "nbest_size"),
+    (lambda sp: sp.sample("x", seed="a"), TypeError, "seed"),
+    (lambda sp: sp.encode("x", nbest=0), InputError, "nbest"),
+    (lambda sp: sp.decode([10**6]), TokenIdError, "out of range"),
+    (lambda sp: sp.encode(b"x"), TypeError, "str"),
+    (lambda sp: SentencePiece(b""), VocabFormatError, "empty"),
+    (lambda sp: SentencePiece("x.model"), TypeError, "from_file"),
+])
+def test_bad_arguments_get_clear_errors(call, exc, match):
+    sp = SentencePiece.from_file(model_path("botchan_en_unigram_1000.model"))
+    with pytest.raises(exc, match=match):
+        call(sp)

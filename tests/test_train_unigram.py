@@ -151,3 +151,27 @@ def test_cli_trains_a_model_file_the_other_commands_read(tmp_path, capsys, botch
     assert main(["train", str(corpus), "--model", "bpe", "--vocab-size", "300", "--byte-fallback", "-o",
                  str(tmp_path / "x.json")]) == 2
     assert "does not apply" in capsys.readouterr().err
+
+
+def test_invalid_utf8_names_the_file_and_byte_or_is_replaced(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"good words here\nab\xffcd more words\n" * 50)
+    with pytest.raises(tokenmill.CorpusError, match=r"bad\.txt.*byte 18: invalid UTF-8.*errors=\"replace\""):
+        tokenmill.train_unigram(str(bad), vocab_size=40, progress=False)
+    tok = tokenmill.train_unigram(str(bad), vocab_size=20, errors="replace", progress=False)
+    assert "\ufffd" in tok.decode(tok.encode("ab\ufffdcd"))
+    assert main(["train", str(bad), "--model", "unigram", "--vocab-size", "40", "-o", str(tmp_path / "u.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "invalid UTF-8" in err
+
+
+def test_cli_rejects_bad_unigram_options_in_one_line(tmp_path, capsys, botchan):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(botchan[1:300]), encoding="utf-8")
+    out = str(tmp_path / "u.json")
+    for extra, message in [(["--character-coverage", "2"], "character_coverage"), (["--format", "hf"], "--format hf"),
+                           (["--vocab-size", "3"], "vocab_size")]:
+        argv = ["train", str(corpus), "--model", "unigram", "-o", out] + (["--vocab-size", "300"] if "--vocab-size" not in extra else []) + extra
+        assert main(argv) == 2, extra
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err

@@ -133,7 +133,7 @@ def train_unigram(
         raise TrainingError("the corpus has no words: no text to train on (check the paths, the jsonl text_field, or the iterable)")
     t_count = time.monotonic() - t0
 
-    bar = Progress("training", total=None, unit="stages", enabled=progress)
+    bar = Progress("training", total=None, unit="EM and pruning steps", enabled=progress)
     stages = {"n": 0}
 
     def report(stage: str, pieces: int, objective: float, tokens: int) -> None:
@@ -149,8 +149,8 @@ def train_unigram(
             control, None, 0)
     except ValueError as e:  # the core's option and size checks (InputError)
         raise TrainingError(str(e)) from None
-    bar.close()
     tok = SentencePiece(data)
+    bar.close(f"{tok.vocab_size:,} pieces")
     if tok.vocab_size < vocab_size:  # every candidate piece is in: the corpus has no more (as sentencepiece says)
         raise TrainingError(f"vocab_size={vocab_size} is too high for this corpus: it yields {tok.vocab_size} pieces; "
                             f"pass vocab_size <= {tok.vocab_size} or train on more text")

@@ -165,7 +165,7 @@ impl CompiledPattern {
 
 /// Byte length of the UTF-8 character starting with byte `b`.
 #[inline]
-fn utf8_len(b: u8) -> usize {
+pub(crate) fn utf8_len(b: u8) -> usize {
     match b {
         0..=0x7f => 1,
         0xc0..=0xdf => 2,

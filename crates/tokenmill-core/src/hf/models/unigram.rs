@@ -26,6 +26,7 @@ use std::cell::RefCell;
 use super::{Token, Vocab};
 use crate::error::CoreError;
 use crate::hf::json::{bad, index, join, show, Obj};
+use crate::hf::normalized::utf8_len;
 
 /// HF's penalty of an unknown character below the lowest piece score.
 const UNK_PENALTY: f64 = 10.0;
@@ -157,17 +158,6 @@ struct Scratch {
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
-}
-
-/// Byte length of the UTF-8 character starting with byte `b`.
-#[inline]
-fn utf8_len(b: u8) -> usize {
-    match b {
-        0..=0x7f => 1,
-        0xc0..=0xdf => 2,
-        0xe0..=0xef => 3,
-        _ => 4,
-    }
 }
 
 impl Unigram {
