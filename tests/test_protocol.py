@@ -118,6 +118,27 @@ def test_encode_relations(tok):
     assert tok.decode_batch([tok.encode(t) for t in SAMPLES]) == [tok.decode(tok.encode(t)) for t in SAMPLES]
 
 
+def test_id_lists_are_plain_lists_and_the_collector_stays_on(tok):
+    # Native batches pause the cyclic GC while they build lists and leave the lists untracked
+    # (`intlist.rs`): what a user sees is an ordinary, mutable list and the GC back on.
+    import gc
+
+    kw = _plain(tok)
+    batch = tok.encode_batch(SAMPLES * 100, **kw)
+    assert gc.isenabled()
+    ids = batch[0]
+    ids.append(7)
+    assert type(ids) is list and ids == [*tok.encode(SAMPLES[0], **kw), 7]
+
+
+def test_native_id_lists_are_outside_the_cycle_collector():
+    import gc
+
+    enc = tokenmill.get_encoding("gpt2")
+    for ids in [enc.encode(TEXT), *enc.encode_batch(SAMPLES * 100)[:3], *_hf_wordpiece().encode_batch(SAMPLES * 100)[:3]]:
+        assert not gc.is_tracked(ids)
+
+
 def test_decode_gives_the_words_back(tok):
     text = "It had always been a surprise to me."
     words = tok.decode(tok.encode(text)).replace(" ", "")
