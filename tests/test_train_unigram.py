@@ -19,6 +19,7 @@ from tokenmill.cli import main
 from tokenmill.errors import TrainingError
 
 from peers import shared_data
+from spm_models import model_path
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +55,50 @@ def test_compression_matches_sentencepiece_with_identity_normalization(trained, 
     ours = sum(len(trained.encode(t)) for t in botchan)
     theirs = sum(len(ref.encode(t)) for t in botchan)
     assert abs(ours - theirs) / theirs < 0.015, (ours, theirs)
+
+
+@pytest.fixture(scope="module")
+def nmt_nfkc_model(botchan, tmp_path_factory) -> str:
+    """A small model sentencepiece trained with its default normalizer, nmt_nfkc."""
+    prefix = tmp_path_factory.mktemp("nmt") / "nmt"
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(botchan[:1000]), model_prefix=str(prefix), vocab_size=300,
+                                   normalization_rule_name="nmt_nfkc", num_threads=1, minloglevel=2)
+    return str(prefix) + ".model"
+
+
+def test_normalization_from_a_model_trains_and_encodes_normalized_text(botchan, nmt_nfkc_model, tmp_path):
+    # Full-width forms in the corpus: with nmt_nfkc they are the same words as their ASCII forms.
+    full = str.maketrans({chr(c): chr(c + 0xFEE0) for c in range(0x21, 0x7F)})
+    corpus = [line.translate(full) if i % 2 else line for i, line in enumerate(botchan)]
+    tok = tokenmill.train_unigram(corpus, vocab_size=800, normalization=nmt_nfkc_model, progress=False)
+    assert tok.normalizer_spec["name"] == "nmt_nfkc" and "nmt_nfkc normalization" in tok.training["rule"]
+    assert not any("\uff01" <= ch <= "\uff5e" for p, _, _ in tok.pieces() for ch in p)  # no full-width piece
+    assert tok.encode("Ｔｈｅ ｆｉｒｓｔ\tday") == tok.encode("The first day")
+    # sentencepiece loads the result, charsmap included, and encodes identically.
+    path = tmp_path / "n.model"
+    tok.export("sentencepiece", path)
+    sp = spm.SentencePieceProcessor(model_file=str(path))
+    for text in corpus[:400] + ["①②㍿ ｈｅｌｌｏ　ｗｏｒｌｄ", "e\u0301 tabs\tand  spaces "]:
+        assert tok.encode(text) == sp.encode(text), text
+    # Compression against sentencepiece's trainer with the same normalizer, same corpus and size.
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(corpus), model_prefix=str(tmp_path / "ref"), vocab_size=800,
+                                   normalization_rule_name="nmt_nfkc", num_threads=1, minloglevel=2)
+    ref = spm.SentencePieceProcessor(model_file=str(tmp_path / "ref.model"))
+    ours, theirs = sum(len(tok.encode(t)) for t in corpus), sum(len(ref.encode(t)) for t in corpus)
+    assert abs(ours - theirs) / theirs < 0.015, (ours, theirs)
+    # A loaded model works the same as its path; identity stays the default.
+    same = tokenmill.train_unigram(corpus, vocab_size=800, normalization=tokenmill.load(nmt_nfkc_model), progress=False)
+    assert same.to_model_bytes() == tok.to_model_bytes()
+    assert tokenmill.train_unigram(corpus, vocab_size=800, progress=False).normalizer_spec["name"] == "identity"
+
+
+def test_normalization_that_is_not_a_model_says_what_to_give(botchan, tmp_path):
+    with pytest.raises(TrainingError, match=r"normalization='nmt_nfkc': give 'identity' or the path of a sentencepiece \.model"):
+        tokenmill.train_unigram(botchan[:300], vocab_size=100, normalization="nmt_nfkc", progress=False)
+    bad = tmp_path / "not.model"
+    bad.write_bytes(b"\x0a\x05hello")
+    with pytest.raises(tokenmill.TokenmillError, match="not.model"):
+        tokenmill.train_unigram(botchan[:300], vocab_size=100, normalization=bad, progress=False)
 
 
 def test_the_result_does_not_depend_on_threads(botchan):
@@ -148,6 +193,10 @@ def test_cli_trains_a_model_file_the_other_commands_read(tmp_path, capsys, botch
     assert main(["encode", "--tokenizer", str(out), "-t", "hello <sep> world"]) == 0
     ids = [int(x) for x in capsys.readouterr().out.split()]
     assert ids == sp.encode("hello <sep> world")
+    assert main(["train", str(corpus), "--model", "unigram", "--vocab-size", "600", "--normalization",
+                 model_path("botchan_en_unigram_1000.model"), "-o", str(tmp_path / "n.json"), "-q"]) == 0
+    normalized = tokenmill.load(tmp_path / "n.json")
+    assert normalized.encode("Ｈｅｌｌｏ") == normalized.encode("Hello")
     assert main(["train", str(corpus), "--model", "bpe", "--vocab-size", "300", "--byte-fallback", "-o",
                  str(tmp_path / "x.json")]) == 2
     assert "does not apply" in capsys.readouterr().err

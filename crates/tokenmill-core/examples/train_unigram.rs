@@ -26,7 +26,7 @@ fn main() {
     loop {
         let n = std::io::BufRead::read_line(&mut reader, &mut block).expect("CORPUS is not UTF-8");
         if (n == 0 || block.len() >= 8 << 20) && !block.is_empty() {
-            words.add_texts(&[block.as_str()], &[], threads).expect("count");
+            words.add_texts(&[block.as_str()], &[], None, threads).expect("count");
             block.clear();
         }
         if n == 0 {

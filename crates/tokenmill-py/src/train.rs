@@ -16,6 +16,7 @@ use tokenmill_core::data::reader::ReadOptions;
 use tokenmill_core::normalize::BertNormalizer;
 use tokenmill_core::pretokenize::Pretokenizer;
 use tokenmill_core::special::SpecialMatcher;
+use tokenmill_core::spm::normalizer::Normalizer;
 use tokenmill_core::spm::{ModelProto, ModelType, NormalizerSpec, Piece, PieceType, SentencePiece, TrainerSpec};
 use tokenmill_core::train::count::WordCounts;
 use tokenmill_core::train::merge::{self, Control, MergeConfig, TokenSet};
@@ -473,6 +474,9 @@ pub fn train_wordpiece(
 #[pyclass(frozen, module = "tokenmill._core")]
 pub struct UnigramWordCounter {
     user_defined: Vec<String>,
+    /// The normalizer words are counted through (None: identity) and its spec, which the
+    /// trained model keeps so that it encodes text as it was trained.
+    normalizer: Option<(Normalizer, NormalizerSpec)>,
     counts: Mutex<(unigram::UnigramWords, u64)>,
 }
 
@@ -489,7 +493,7 @@ impl UnigramWordCounter {
             return Err(CoreError::Cancelled);
         }
         self.with(|(c, bytes)| {
-            c.add_texts(texts, &self.user_defined, num_threads)?;
+            c.add_texts(texts, &self.user_defined, self.normalizer.as_ref().map(|(n, _)| n), num_threads)?;
             *bytes += texts.iter().map(|t| t.len() as u64).sum::<u64>();
             Ok(())
         })
@@ -498,10 +502,29 @@ impl UnigramWordCounter {
 
 #[pymethods]
 impl UnigramWordCounter {
+    /// `normalizer_model`: the bytes of a `.model` file whose precompiled charsmap (with
+    /// sentencepiece's default whitespace rules) normalizes the corpus; None: identity.
     #[new]
-    #[pyo3(signature = (user_defined_symbols=Vec::new()))]
-    fn new(user_defined_symbols: Vec<String>) -> Self {
-        UnigramWordCounter { user_defined: user_defined_symbols, counts: Mutex::new((unigram::UnigramWords::new(), 0)) }
+    #[pyo3(signature = (user_defined_symbols=Vec::new(), normalizer_model=None))]
+    fn new(py: Python<'_>, user_defined_symbols: Vec<String>, normalizer_model: Option<&[u8]>) -> PyResult<Self> {
+        let normalizer = match normalizer_model {
+            None => None,
+            Some(bytes) => {
+                let source = ModelProto::parse(bytes).map_err(|e| map_err(py, e))?;
+                let spec = NormalizerSpec {
+                    name: source.normalizer_spec.name.clone(),
+                    precompiled_charsmap: source.normalizer_spec.precompiled_charsmap.clone(),
+                    ..NormalizerSpec::default()
+                };
+                let symbols: Vec<&str> = user_defined_symbols.iter().map(|s| s.as_str()).collect();
+                Some((Normalizer::new(&spec, &TrainerSpec::default(), &symbols).map_err(|e| map_err(py, e))?, spec))
+            }
+        };
+        Ok(UnigramWordCounter {
+            user_defined: user_defined_symbols,
+            normalizer,
+            counts: Mutex::new((unigram::UnigramWords::new(), 0)),
+        })
     }
 
     /// Counts the words of each text on `num_threads` threads.
@@ -555,7 +578,8 @@ impl UnigramWordCounter {
 
 /// Unigram training (`train::unigram::train`) on the counted words (moved out of `counter`),
 /// returning the bytes of a sentencepiece `.model` file: the learned pieces, a `TrainerSpec`
-/// with the options and an identity `NormalizerSpec` (the words were counted unnormalized),
+/// with the options and the `NormalizerSpec` the words were counted with (identity or the
+/// counter's charsmap),
 /// checked by building the model before it is returned. `progress(stage, pieces, objective,
 /// tokens)` is called after each stage.
 #[pyfunction]
@@ -627,7 +651,8 @@ pub fn train_unigram<'py>(
         let mut words = words.into_sorted();
         words.retain(|&(_, n)| n >= min_frequency);
         let pieces = unigram::train(words, &opts, &report, &control)?;
-        let proto = unigram_proto(pieces, &opts)?;
+        let normalizer = counter.normalizer.as_ref().map(|(_, spec)| spec.clone());
+        let proto = unigram_proto(pieces, &opts, normalizer)?;
         SentencePiece::new(proto.clone())?;
         Ok(proto.write())
     })?;
@@ -638,6 +663,7 @@ pub fn train_unigram<'py>(
 fn unigram_proto(
     pieces: Vec<(String, f32, unigram::PieceKind)>,
     opts: &unigram::UnigramOptions,
+    normalizer: Option<NormalizerSpec>,
 ) -> Result<ModelProto, CoreError> {
     let id_of = |piece: &Option<String>| -> i32 {
         piece.as_ref().and_then(|p| pieces.iter().position(|(s, _, _)| s == p)).map_or(-1, |i| i as i32)
@@ -667,7 +693,7 @@ fn unigram_proto(
     }
     // TrainerSpec.character_coverage (field 10, float): recorded for readers of the file.
     trainer.extra.push((10, 5, (opts.character_coverage as f32).to_le_bytes().to_vec()));
-    let normalizer = NormalizerSpec { name: "identity".into(), ..NormalizerSpec::default() };
+    let normalizer = normalizer.unwrap_or_else(|| NormalizerSpec { name: "identity".into(), ..NormalizerSpec::default() });
     let pieces = pieces
         .into_iter()
         .map(|(piece, score, kind)| {

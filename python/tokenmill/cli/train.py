@@ -74,6 +74,9 @@ def add_parser(sub, common) -> None:
     p.add_argument("--byte-fallback", action="store_true", default=None,
                    help="unigram: add the 256 byte pieces so that no text is unknown")
     p.add_argument("--split-digits", action="store_true", default=None, help="unigram: every digit is a piece of its own")
+    p.add_argument("--normalization", default=None, metavar="MODEL",
+                   help="unigram: a sentencepiece .model whose normalizer (e.g. nmt_nfkc) the corpus and the "
+                        "result use (default: identity)")
     p.add_argument("--verbose", action="store_true", help="bpe: print every merge")
     p.add_argument("--show", default=None, metavar="TEXT", help="sentence to tokenize in the summary")
     p.set_defaults(func=run)
@@ -112,6 +115,7 @@ def _options(args, trainer) -> dict:
         "max_piece_length": args.max_piece_length,
         "byte_fallback": args.byte_fallback,
         "split_digits": args.split_digits,
+        "normalization": args.normalization,
     }
     for opt, value in given.items():
         if value is not None and opt not in trainer.options:

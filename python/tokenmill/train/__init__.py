@@ -112,7 +112,7 @@ TRAINERS: dict[str, Trainer] = {
                 frozenset({"num_threads", "progress", "text_field", "errors"}), ("vocab.txt", "hf"), True),
         Trainer("unigram", "SentencePiece-style Unigram (EM + pruning; a .model sentencepiece loads)", train_unigram,
                 frozenset({"num_threads", "progress", "text_field", "errors", "user_defined_symbols", "character_coverage",
-                           "max_piece_length", "byte_fallback", "split_digits"}), ("sentencepiece",), True),
+                           "max_piece_length", "byte_fallback", "split_digits", "normalization"}), ("sentencepiece",), True),
         Trainer("classic-bpe", "BPE with an end-of-word marker", _text_family(ClassicBPE),
                 _TEXT_OPTIONS | {"pattern"}, (), True, _classic_merges),
         Trainer("word", "word-level", _text_family(WordLevel), _TEXT_OPTIONS | {"pattern"}, (), False),

@@ -8,9 +8,12 @@ whose removal costs the least likelihood, down to `vocab_size`. The readable spe
 with every rule, is `tokenmill._reference.train_unigram`; `tokenmill-core`'s `train::unigram`
 says how the Rust version is fast and bounded.
 
-Where it differs from sentencepiece: the text is not normalized (sentencepiece's default is
-``nmt_nfkc``; here the model's normalizer is ``identity``, so what was trained is what is
-encoded), scores are computed in float64 and ties broken by string, lines longer than 4,192
+Normalization: ``identity`` by default (sentencepiece's default is ``nmt_nfkc``). tokenmill
+ships no normalization tables of its own; ``normalization=`` takes a ``.model`` file (or a
+`SentencePiece`) whose precompiled charsmap to use, e.g. one sentencepiece trained with
+``nmt_nfkc``: the corpus is normalized by it (with sentencepiece's default whitespace rules)
+before words are counted, and the trained model keeps it, so what was trained is what is
+encoded. Where it differs from sentencepiece otherwise: scores are computed in float64 and ties broken by string, lines longer than 4,192
 bytes are used (sentencepiece skips them), and sentences are never sampled (every line is
 used). The result is a `tokenmill.SentencePiece` whose ``.model`` file sentencepiece loads
 and encodes identically (``tok.export("sentencepiece", path)``).
@@ -22,6 +25,7 @@ with the GIL released and on `num_threads` threads; the result is the same for e
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any, Sequence
 
@@ -37,6 +41,20 @@ from .bpe import _run_cancellable
 __all__ = ["train_unigram"]
 
 _CHUNK = 1 << 20
+
+
+def _normalizer_model(normalization: Any) -> tuple[bytes | None, str]:
+    """The ``.model`` bytes whose charsmap normalizes the corpus (None: identity) and its name."""
+    if isinstance(normalization, str) and normalization == "identity":
+        return None, "identity"
+    if isinstance(normalization, (str, os.PathLike)) and os.path.isfile(normalization):
+        normalization = SentencePiece.from_file(normalization)
+    if isinstance(normalization, SentencePiece):
+        return normalization.to_model_bytes(), normalization.normalizer_spec.get("name") or "precompiled charsmap"
+    raise TrainingError(
+        f"normalization={normalization!r}: give 'identity' or the path of a sentencepiece .model file whose "
+        "normalizer to use (tokenmill ships no normalization tables; a model sentencepiece trained with nmt_nfkc "
+        "carries that one)")
 
 
 def _number(name: str, value: Any, low: float, high: float, integer: bool = False) -> None:
@@ -69,6 +87,7 @@ def train_unigram(
     progress: bool = True,
     text_field: str = "text",
     errors: str = "strict",
+    normalization: Any = "identity",
 ) -> SentencePiece:
     """Trains a Unigram (SentencePiece-style) tokenizer; see the module docstring.
 
@@ -94,6 +113,8 @@ def train_unigram(
         text_field: The field holding the text in jsonl and parquet files.
         errors: ``"strict"`` (invalid UTF-8 is an error naming file and byte offset) or
             ``"replace"`` (substitute U+FFFD).
+        normalization: ``"identity"``, or the path of a ``.model`` file (or a `SentencePiece`)
+            whose charsmap normalizes the corpus and the trained model (see the module docstring).
 
     Returns:
         The `SentencePiece` tokenizer; ``tok.training`` holds the training metadata.
@@ -125,7 +146,11 @@ def train_unigram(
     threads = _default_threads(num_threads)
 
     src = Corpus.from_arg(corpus, text_field=text_field, errors=errors, cuttable=False, chunk_size=_CHUNK)
-    counter = _core.UnigramWordCounter(users)
+    normalizer, norm_name = _normalizer_model(normalization)
+    try:
+        counter = _core.UnigramWordCounter(users, normalizer)
+    except ValueError as e:
+        raise TrainingError(f"normalization={normalization!r} is not a usable sentencepiece model: {e}") from None
     control = _core.TrainControl()
     src.count_into(counter, threads, control, progress=progress, what="distinct words", chunk=_CHUNK)
     n_words, text_bytes = len(counter), counter.text_bytes
@@ -156,7 +181,7 @@ def train_unigram(
                             f"pass vocab_size <= {tok.vocab_size} or train on more text")
     info = {
         "trainer": "tokenmill.train_unigram",
-        "rule": "sentencepiece unigram (EM + pruning), identity normalization",
+        "rule": f"sentencepiece unigram (EM + pruning), {norm_name} normalization",
         "vocab_size": vocab_size,
         "min_frequency": min_frequency,
         "character_coverage": character_coverage,

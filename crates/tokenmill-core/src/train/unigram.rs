@@ -24,9 +24,12 @@
 //! Characters are renumbered densely in code point order (so sorting by ids is sorting by
 //! strings); `▅` gets the last id and is never part of a piece.
 //!
-//! Not here: reading files (the caller feeds text blocks to `UnigramWords`), normalization
-//! other than identity, the `.model` writer, sentence sampling, `treat_whitespace_as_suffix`,
-//! splitting by anything but spaces.
+//! Normalization: identity by default; or any sentencepiece normalizer (`spm::normalizer`, e.g.
+//! the `nmt_nfkc` charsmap taken from an existing model) applied to each line before words are
+//! split, as sentencepiece's trainer does.
+//!
+//! Not here: reading files (the caller feeds text blocks to `UnigramWords`), the `.model`
+//! writer, sentence sampling, `treat_whitespace_as_suffix`.
 
 use std::sync::OnceLock;
 
@@ -36,6 +39,7 @@ use unicode_categories::UnicodeCategories;
 
 use crate::error::CoreError;
 use crate::parallel::{parallel_fold, parallel_map};
+use crate::spm::normalizer::Normalizer;
 use crate::train::merge::Control;
 
 /// The visible space that starts every word.
@@ -211,12 +215,16 @@ impl UnigramWords {
         Ok(())
     }
 
-    /// Counts the words of `texts` (lines split at '\n' or '\r', words at spaces; identity
-    /// normalization) on up to `num_threads` threads. `user_defined_symbols` are cut out.
+    /// Counts the words of `texts` (lines split at '\n' or '\r') on up to `num_threads`
+    /// threads. `user_defined_symbols` are cut out of words. Without `normalizer` (identity
+    /// normalization) words are the space-separated tokens with a `▁` prefix; with one, each
+    /// line is normalized by it (charsmap, whitespace rules, spaces escaped to `▁`) and a word
+    /// starts at every `▁`, as sentencepiece's trainer splits normalized sentences.
     pub fn add_texts(
         &mut self,
         texts: &[&str],
         user_defined_symbols: &[String],
+        normalizer: Option<&Normalizer>,
         num_threads: usize,
     ) -> Result<(), CoreError> {
         let symbols: Vec<&str> = user_defined_symbols.iter().map(|s| s.as_str()).filter(|s| !s.is_empty()).collect();
@@ -234,12 +242,9 @@ impl UnigramWords {
         let states = parallel_fold(
             &parts,
             num_threads,
-            || (FxHashMap::<String, u64>::default(), String::new()),
-            |(map, buf), text| {
-                for token in text.split([' ', '\n', '\r']).filter(|t| !t.is_empty()) {
-                    buf.clear();
-                    buf.push(SPACE);
-                    buf.push_str(token);
+            || (FxHashMap::<String, u64>::default(), String::new(), Vec::new()),
+            |(map, buf, norm), text| {
+                let mut add_word = |word: &str| {
                     let mut add = |w: &str| {
                         if w.is_empty() {
                             return;
@@ -252,21 +257,46 @@ impl UnigramWords {
                         }
                     };
                     match &matcher {
-                        None => add(buf),
+                        None => add(word),
                         Some(m) => {
                             let mut last = 0;
-                            for hit in m.find_iter(buf.as_str()) {
-                                add(&buf[last..hit.start()]);
+                            for hit in m.find_iter(word) {
+                                add(&word[last..hit.start()]);
                                 last = hit.end();
                             }
-                            add(&buf[last..]);
+                            add(&word[last..]);
+                        }
+                    }
+                };
+                match normalizer {
+                    None => {
+                        for token in text.split([' ', '\n', '\r']).filter(|t| !t.is_empty()) {
+                            buf.clear();
+                            buf.push(SPACE);
+                            buf.push_str(token);
+                            add_word(buf);
+                        }
+                    }
+                    Some(nz) => {
+                        for line in text.split(['\n', '\r']) {
+                            norm.clear();
+                            nz.normalize(line, norm, None);
+                            // The normalizer writes valid UTF-8 (its module doc).
+                            let line = std::str::from_utf8(norm)
+                                .map_err(|_| CoreError::Internal("normalized text is not UTF-8".into()))?;
+                            let mut start = 0;
+                            for (i, _) in line.match_indices(SPACE) {
+                                add_word(&line[start..i]);
+                                start = i;
+                            }
+                            add_word(&line[start..]);
                         }
                     }
                 }
                 Ok(())
             },
         )?;
-        for (map, _) in states {
+        for (map, _, _) in states {
             for (w, n) in map {
                 self.add(&w, n)?;
             }
@@ -1364,7 +1394,7 @@ mod tests {
 
     fn train_lines(lines: &[&str], vocab: usize, threads: usize) -> Vec<(String, f32, PieceKind)> {
         let mut w = UnigramWords::new();
-        w.add_texts(lines, &[], threads).unwrap();
+        w.add_texts(lines, &[], None, threads).unwrap();
         let opts = UnigramOptions { vocab_size: vocab, num_threads: threads, ..Default::default() };
         train(w.into_sorted(), &opts, &|_| {}, &Control::default()).unwrap()
     }
@@ -1438,7 +1468,7 @@ mod tests {
     fn meta_layout_and_user_symbols() {
         let lines = ["<sep> hello world<sep>", "hello there, world"].repeat(10);
         let mut w = UnigramWords::new();
-        w.add_texts(&lines, &["<sep>".to_string()], 2).unwrap();
+        w.add_texts(&lines, &["<sep>".to_string()], None, 2).unwrap();
         let opts = UnigramOptions {
             vocab_size: 300,
             byte_fallback: true,
