@@ -693,7 +693,8 @@ fn unigram_proto(
     }
     // TrainerSpec.character_coverage (field 10, float): recorded for readers of the file.
     trainer.extra.push((10, 5, (opts.character_coverage as f32).to_le_bytes().to_vec()));
-    let normalizer = normalizer.unwrap_or_else(|| NormalizerSpec { name: "identity".into(), ..NormalizerSpec::default() });
+    let normalizer =
+        normalizer.unwrap_or_else(|| NormalizerSpec { name: "identity".into(), ..NormalizerSpec::default() });
     let pieces = pieces
         .into_iter()
         .map(|(piece, score, kind)| {
