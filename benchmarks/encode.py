@@ -5,6 +5,7 @@ Usage::
     python benchmarks/encode.py            # full run (a few minutes)
     python benchmarks/encode.py --quick    # smaller corpora, 3 repeats (< 1 minute)
     python benchmarks/encode.py --repeat 9 --encodings o200k_base --corpora code
+    python benchmarks/encode.py --first-pass   # vs gigatoken: one core, fresh process, new text (~4 minutes)
 
 Each measurement is the median of ``--repeat`` timed runs after one untimed warm-up; MB/s is
 bytes of UTF-8 input (1 MB = 10**6 bytes) divided by that median. Every tokenmill (and HF)
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import os
 import platform
 import statistics
@@ -205,6 +207,121 @@ def bench(encodings, corpora, repeat, with_hf, log, quick=False) -> list[Row]:
     return rows
 
 
+# ----------------------------------------------------------------------------- first pass
+FIRST_PASS_LIBS = ["tokenmill", "gigatoken"]
+
+
+def first_pass_texts(mb: float) -> dict[str, str]:
+    """Up to `mb` MB of distinct text per corpus, cut at a line end: English prose (Canterbury,
+    botchan, the English Debian handbook and the King James Bible), Python (the standard
+    library, file by file) and multilingual (the fr/ja/zh handbooks). Prose and multilingual
+    sources are interleaved by ~16 KB document, so that any half holds the same mixture."""
+    data = peers.shared_data() / "corpus"
+    cap = int(mb * 1e6)
+
+    def take(parts) -> str:
+        out, n = [], 0
+        for part in parts:
+            size = len(part.encode("utf-8"))
+            if n + size > cap:
+                head = part.encode("utf-8")[: cap - n].decode("utf-8", "ignore")
+                out.append(head[: head.rfind("\n") + 1])
+                break
+            out.append(part)
+            n += size
+        return "".join(out)
+
+    def interleaved(paths) -> list[str]:
+        streams = [_documents(_read(p)) for p in paths]
+        return [d for i in range(max(map(len, streams))) for s in streams if i < len(s) for d in [s[i]]]
+
+    prose = sorted((data / "canterbury").glob("*.txt")) + [data / "botchan.txt", data / "debian-handbook.en-US.txt.gz",
+                                                           data / "kjv.txt.gz"]
+    langs = [data / f"debian-handbook.{lang}.txt.gz" for lang in ("fr-FR", "ja-JP", "zh-CN")]
+    return {
+        "prose": take(interleaved(prose)),
+        "code": take(src for _, src in peers.stdlib_sources()),
+        "multilingual": take(interleaved(langs)),
+    }
+
+
+def first_pass_child(lib: str, enc_name: str, corpus: str, mb: float) -> dict:
+    """In a fresh process: build the encoder, warm it up on 64 KB of *another* corpus (lazy
+    set-up only), then time three passes: A (first half of the text: a first pass over new
+    text), B (second half: new text of the same kind after A, where caches kept across calls
+    may help) and B again (the same text: what a cache without bound flatters)."""
+    import resource
+
+    texts = first_pass_texts(mb)
+    text = texts[corpus]
+    other = texts["code" if corpus != "code" else "prose"][:65536]
+    cut = text.rfind("\n", 0, len(text) // 2) + 1 or len(text) // 2
+    a, b = text[:cut], text[cut:]
+    if lib == "tokenmill":
+        enc = tokenmill.get_encoding(enc_name)
+        fn = lambda t: enc.encode_to_numpy(t, disallowed_special=(), num_threads=1)  # noqa: E731
+    else:
+        import gigatoken
+
+        tok = gigatoken.Tokenizer.from_tiktoken(str(peers.shared_data() / "tiktoken" / f"{enc_name}.tiktoken"))
+        fn = lambda t: np.asarray(tok.encode(t))  # noqa: E731
+    fn(other)
+    out = {}
+    for name, t in (("first", a), ("second", b), ("same", b)):
+        t0 = time.perf_counter()
+        ids = fn(t)
+        out[name] = len(t.encode("utf-8")) / 1e6 / (time.perf_counter() - t0)
+        if name == "first":
+            out["digest"] = hashlib.sha1(np.asarray(ids, dtype=np.uint32).tobytes()).hexdigest()
+    out["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["mb"] = len(text.encode("utf-8")) / 1e6
+    return out
+
+
+def first_pass(encodings, corpora, mb: float, rounds: int, log) -> int:
+    """The first-pass table: per encoding and corpus, tokenmill and gigatoken each in `rounds`
+    fresh processes pinned to one core (`taskset -c 0` when available); the median MB/s of
+    each pass, and gigatoken's time / tokenmill's (above 1: tokenmill is faster)."""
+    import json
+    import shutil
+
+    pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+    try:
+        import gigatoken  # noqa: F401
+        libs = FIRST_PASS_LIBS
+    except ImportError:
+        log("gigatoken is not installed (pip install gigatoken): tokenmill rows only")
+        libs = ["tokenmill"]
+    results: dict = {}
+    for enc_name in encodings:
+        for corpus in corpora:
+            for lib in libs:
+                runs = []
+                for _ in range(rounds):
+                    cmd = pin + [sys.executable, __file__, "--first-pass-child", json.dumps([lib, enc_name, corpus, mb])]
+                    r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "RAYON_NUM_THREADS": "1"})
+                    if r.returncode != 0:
+                        raise SystemExit(f"{lib} {enc_name} {corpus} failed:\n{r.stderr[-2000:]}")
+                    runs.append(json.loads(r.stdout.strip().splitlines()[-1]))
+                med = {k: statistics.median(x[k] for x in runs) for k in ("first", "second", "same", "rss_mb")}
+                med["digest"], med["mb"] = runs[0]["digest"], runs[0]["mb"]
+                results[(enc_name, corpus, lib)] = med
+                log(f"{enc_name} {corpus} {lib}: " + " ".join(f"{k} {med[k]:.1f}" for k in ("first", "second", "same")))
+    print(cpu_model())
+    print(f"{versions()}; one core ({'taskset -c 0' if pin else 'not pinned'}), fresh process per row, median of "
+          f"{rounds}; A = first half of the text (first pass over new text), B = second half after A, B again; MB/s")
+    head = f"{'encoding':12} {'corpus':13} {'library':10} {'MB':>5} {'first A':>8} {'new B':>8} {'same B':>8} {'RSS MB':>7}  vs gigatoken (first/new/same)  same ids"
+    print(head)
+    print("-" * len(head))
+    for (enc_name, corpus, lib), m in results.items():
+        g = results.get((enc_name, corpus, "gigatoken"))
+        vs = "-" if lib != "tokenmill" or g is None else " / ".join(f"{m[k] / g[k]:.2f}x" for k in ("first", "second", "same"))
+        same = "-" if g is None or lib == "gigatoken" else ("yes" if g["digest"] == m["digest"] else "NO")
+        print(f"{enc_name:12} {corpus:13} {lib:10} {m['mb']:5.1f} {m['first']:8.1f} {m['second']:8.1f} {m['same']:8.1f} "
+              f"{m['rss_mb']:7.0f}  {vs:28}  {same}")
+    return 0
+
+
 # ----------------------------------------------------------------------------- report
 def cpu_model() -> str:
     try:
@@ -259,7 +376,17 @@ def main(argv=None) -> int:
     p.add_argument("--corpora", nargs="+", default=CORPORA, choices=CORPORA, metavar="NAME")
     p.add_argument("--no-hf", action="store_true", help="skip HF tokenizers even if installed")
     p.add_argument("--quiet", action="store_true", help="print only the final report")
+    p.add_argument("--first-pass", action="store_true",
+                   help="tokenmill vs gigatoken, one core, fresh process, new text (see first_pass)")
+    p.add_argument("--mb", type=float, default=20.0, help="--first-pass: MB of text per corpus (default 20)")
+    p.add_argument("--rounds", type=int, default=3, help="--first-pass: fresh processes per row (default 3)")
+    p.add_argument("--first-pass-child", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.first_pass_child:
+        import json
+
+        print(json.dumps(first_pass_child(*json.loads(args.first_pass_child))))
+        return 0
     repeat = args.repeat if args.repeat is not None else (3 if args.quick else 5)
     if repeat < 1:
         p.error("--repeat must be >= 1")
@@ -269,6 +396,10 @@ def main(argv=None) -> int:
             print(msg, file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
+    if args.first_pass:
+        names = {"english": "prose"}
+        encs = [e for e in args.encodings if e != "r50k_base"] if args.encodings == ENCODINGS else args.encodings
+        return first_pass(encs, [names.get(c, c) for c in args.corpora], args.mb, args.rounds, log)
     corpora = load_corpora(args.quick, args.corpora)
     rows = bench(args.encodings, corpora, repeat, not args.no_hf, log, args.quick)
     print(cpu_model())
