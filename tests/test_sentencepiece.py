@@ -67,6 +67,18 @@ def test_shared_models_on_corpora(name):
 
 
 @pytest.mark.parametrize("name", MODELS)
+def test_llama_cpp_tokenizer_test_inputs(name):
+    # llama.cpp's tokenizer test inputs (the same strings for every vocabulary; its expected ids
+    # for the llama-spm vocabulary are not in ../shared/data/vectors, so sentencepiece, which
+    # defines the .model format, is the reference here).
+    raw = (DATA / "vectors" / "ggml-vocab-gpt-2.gguf.inp").read_text(encoding="utf-8")
+    inputs = raw.split("\n__ggml_vocab_test__\n")[:-1]
+    assert len(inputs) == 46
+    for text in inputs:
+        _check(*_pair(name), text)
+
+
+@pytest.mark.parametrize("name", MODELS)
 @settings(max_examples=hyp_examples(300), deadline=None)
 @given(text=TEXT)
 def test_shared_models_on_hypothesis_text(name, text):
