@@ -93,6 +93,22 @@ impl Charsmap {
         (0..128u8).all(|c| self.child(base, c).is_none())
     }
 
+    /// True when no rule can match at a character whose UTF-8 is `c`, whatever follows: no
+    /// rule is a prefix of `c` and no rule starts with it. (False also for a rule whose leaf
+    /// `longest` could not read: callers then take the exact, slow path.)
+    pub fn plain_char(&self, c: &[u8]) -> bool {
+        let mut base = self.root;
+        for &b in c {
+            let Some(node) = self.child(base, b) else { return true };
+            let unit = self.units[node as usize];
+            if has_leaf(unit) {
+                return false;
+            }
+            base = node ^ offset(unit);
+        }
+        false
+    }
+
     /// The unit index reached from the node whose child base is `base` by byte `b`, if that
     /// transition exists.
     #[inline(always)]
@@ -196,6 +212,23 @@ mod tests {
         // Printable ASCII is plain in nmt_nfkc (controls are not).
         assert!((0x20..0x7f).all(|b| map.plain_ascii(b)), "{plain}");
         assert!(!map.plain_ascii(0x80));
+    }
+
+    #[test]
+    fn plain_char_is_exact() {
+        let map = nmt_nfkc();
+        for cp in (0x80..0x3_0000u32).step_by(7) {
+            let Some(c) = char::from_u32(cp) else { continue };
+            let mut text = String::from(c);
+            if map.plain_char(text.as_bytes()) {
+                assert_eq!(map.longest(text.as_bytes(), 0), None, "{cp:#x}");
+                text.push('\u{301}');
+                assert_eq!(map.longest(text.as_bytes(), 0), None, "{cp:#x}");
+            }
+        }
+        assert!(!map.plain_char("Ａ".as_bytes()));
+        assert!(!map.plain_char("e".as_bytes()), "e + U+0301 composes");
+        assert!(map.plain_char("日".as_bytes()));
     }
 
     #[test]
