@@ -15,8 +15,9 @@ ships no normalization tables of its own; ``normalization=`` takes a ``.model`` 
 before words are counted, and the trained model keeps it, so what was trained is what is
 encoded. Where it differs from sentencepiece otherwise: scores are computed in float64 and
 ties broken by string, lines longer than 4,192 bytes are used (sentencepiece skips them), and
-sentences are never sampled (every line is used). The result is a `tokenmill.SentencePiece` whose ``.model`` file sentencepiece loads
-and encodes identically (``tok.export("sentencepiece", path)``).
+sentences are never sampled (every line is used). The result is a `tokenmill.SentencePiece`
+whose ``.model`` file sentencepiece loads and encodes identically
+(``tok.export("sentencepiece", path)``).
 
 Reading the corpus (files through the core's reader, cut at line ends) and counting words run
 with the GIL released and on `num_threads` threads; the result is the same for every
