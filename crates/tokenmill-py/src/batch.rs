@@ -13,9 +13,12 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::PyList;
 
 use tokenmill_core::{CoreError, Rank};
 
+use crate::intlist::IntCache;
 use crate::{map_err, panic_message, py_error, run};
 
 /// Batches from this many texts on build their lists with the cyclic garbage collector paused.
@@ -49,6 +52,20 @@ impl Drop for GcPause<'_> {
     }
 }
 
+/// `encode_all` for the common result: one `list[int]` per text (`ints` builds them), in a
+/// list. `encode` gets each text's index in `texts` (for per-text seeds) and the text.
+pub(crate) fn id_lists<'py, S: Default + Send>(
+    py: Python<'py>,
+    texts: &[PyBackedStr],
+    num_threads: usize,
+    ints: &IntCache,
+    encode: impl Fn(usize, &str, &mut S, &mut Vec<Rank>) -> Result<(), CoreError> + Sync,
+) -> PyResult<Bound<'py, PyList>> {
+    let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
+    let lists = encode_all(py, &strs, num_threads, encode, |ids| ints.list(py, ids))?;
+    PyList::new(py, lists)
+}
+
 /// Encodes every text and converts each result, in input order: for one thread, chunk by
 /// chunk (`chunks`: the chunk encoded without the interpreter into one reused buffer, then
 /// converted); else `pipeline`.
@@ -60,7 +77,7 @@ pub(crate) fn encode_all<'py, T, S: Default + Send>(
     py: Python<'py>,
     texts: &[&str],
     num_threads: usize,
-    encode: impl Fn(&str, &mut S, &mut Vec<Rank>) -> Result<(), CoreError> + Sync,
+    encode: impl Fn(usize, &str, &mut S, &mut Vec<Rank>) -> Result<(), CoreError> + Sync,
     mut convert: impl FnMut(&[Rank]) -> PyResult<T>,
 ) -> PyResult<Vec<T>> {
     let threads = num_threads.max(1).min(texts.len());
@@ -75,8 +92,8 @@ pub(crate) fn encode_all<'py, T, S: Default + Send>(
         (flat, ends) = run(py, || {
             flat.clear();
             ends.clear();
-            for t in &texts[a..b] {
-                encode(t, &mut scratch, &mut flat)?;
+            for (i, t) in texts[a..b].iter().enumerate() {
+                encode(a + i, t, &mut scratch, &mut flat)?;
                 ends.push(flat.len());
             }
             Ok((flat, ends))
@@ -122,7 +139,7 @@ pub(crate) fn pipeline<'py, T, S: Default + Send>(
     py: Python<'py>,
     texts: &[&str],
     threads: usize,
-    encode: impl Fn(&str, &mut S, &mut Vec<Rank>) -> Result<(), CoreError> + Sync,
+    encode: impl Fn(usize, &str, &mut S, &mut Vec<Rank>) -> Result<(), CoreError> + Sync,
     mut convert: impl FnMut(&[Rank]) -> PyResult<T>,
 ) -> PyResult<Vec<T>> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -145,8 +162,8 @@ pub(crate) fn pipeline<'py, T, S: Default + Send>(
     let encode_chunk = |c: usize, scratch: &mut S| -> Done {
         let (a, b) = parts[c];
         let (mut flat, mut ends) = (Vec::new(), Vec::with_capacity(b - a));
-        for t in &texts[a..b] {
-            encode(t, scratch, &mut flat)?;
+        for (i, t) in texts[a..b].iter().enumerate() {
+            encode(a + i, t, scratch, &mut flat)?;
             ends.push(flat.len());
         }
         Ok((flat, ends))

@@ -16,7 +16,7 @@ use tokenmill_core::parallel::parallel_map_with;
 use tokenmill_core::special::SpecialMatcher;
 use tokenmill_core::{CoreBpe, CoreError, Rank};
 
-use crate::batch::encode_all;
+use crate::batch::id_lists;
 use crate::intlist::IntCache;
 use crate::{map_err, parse_rank_file, run};
 
@@ -234,20 +234,12 @@ impl PyCoreBpe {
     ) -> PyResult<Bound<'py, PyList>> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
-        let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
         // Why a pipeline for several threads (see `batch`): lists are built one at a time while
         // attached, so the calling thread builds them as documents finish.
-        let lists = encode_all(
-            py,
-            &strs,
-            num_threads,
-            |t: &str, scratch: &mut Scratch, out: &mut Vec<u32>| {
-                out.extend_from_slice(&self.encode_impl(t, a, d, scratch)?);
-                Ok(())
-            },
-            |ids| self.ints.list(py, ids),
-        )?;
-        PyList::new(py, lists)
+        id_lists(py, &texts, num_threads, &self.ints, |_, t: &str, scratch: &mut Scratch, out: &mut Vec<u32>| {
+            out.extend_from_slice(&self.encode_impl(t, a, d, scratch)?);
+            Ok(())
+        })
     }
 
     /// Encodes many texts into one flat uint32 array plus `len(texts)+1` boundaries.

@@ -17,7 +17,7 @@ use tokenmill_core::hf::tokenizer::Scratch;
 use tokenmill_core::hf::{Encoding, HfTokenizer, PaddingParams};
 use tokenmill_core::CoreError;
 
-use crate::batch::encode_all;
+use crate::batch::id_lists;
 use crate::intlist::IntCache;
 use crate::{map_err, run};
 
@@ -154,22 +154,15 @@ impl PyHfTokenizer {
         num_threads: usize,
         skip: Vec<u32>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
         if self.inner.padding.is_some() {
+            let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
             let all = run(py, || self.inner.encode_ids_batch(&strs, add_special_tokens, &skip, num_threads))?;
             let lists = all.iter().map(|ids| self.ints.list(py, ids)).collect::<PyResult<Vec<_>>>()?;
             return PyList::new(py, lists);
         }
-        let lists = encode_all(
-            py,
-            &strs,
-            num_threads,
-            |t: &str, s: &mut Scratch, out: &mut Vec<u32>| {
-                self.inner.encode_ids_into(t, add_special_tokens, &skip, s, out)
-            },
-            |ids| self.ints.list(py, ids),
-        )?;
-        PyList::new(py, lists)
+        id_lists(py, &texts, num_threads, &self.ints, |_, t: &str, s: &mut Scratch, out: &mut Vec<u32>| {
+            self.inner.encode_ids_into(t, add_special_tokens, &skip, s, out)
+        })
     }
 
     /// The padded id matrix of every text and its attention mask, as flat numpy arrays (uint32

@@ -14,9 +14,8 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 
 use tokenmill_core::spm::model::Scratch;
 use tokenmill_core::spm::{NormalizerSpec, PieceType, SentencePiece};
-use tokenmill_core::CoreError;
 
-use crate::batch::encode_all;
+use crate::batch::id_lists;
 use crate::intlist::IntCache;
 use crate::run;
 
@@ -152,18 +151,10 @@ impl PySentencePiece {
         texts: Vec<PyBackedStr>,
         num_threads: usize,
     ) -> PyResult<Bound<'py, PyList>> {
-        let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
-        let lists = encode_all(
-            py,
-            &strs,
-            num_threads,
-            |t: &str, scratch: &mut Scratch, out: &mut Vec<u32>| {
-                self.inner.encode_into(t, scratch, out);
-                Ok(())
-            },
-            |ids| self.ints.list(py, ids),
-        )?;
-        PyList::new(py, lists)
+        id_lists(py, &texts, num_threads, &self.ints, |_, t: &str, scratch: &mut Scratch, out: &mut Vec<u32>| {
+            self.inner.encode_into(t, scratch, out);
+            Ok(())
+        })
     }
 
     /// The ids and each token's `(start, end)` character offsets in `text` (sentencepiece's
@@ -211,33 +202,9 @@ impl PySentencePiece {
         seed: u64,
         num_threads: usize,
     ) -> PyResult<Bound<'py, PyList>> {
-        // The batch scheduler hands each text to the encoder without its index. The texts are
-        // copied into one buffer, a NUL between each two, so that every text starts at its
-        // own offset, and the index is found from where the slice starts (a binary search).
-        let mut joined = String::with_capacity(texts.iter().map(|t| t.len() + 1).sum());
-        let mut starts = Vec::with_capacity(texts.len());
-        for t in &texts {
-            starts.push(joined.len());
-            joined.push_str(t);
-            joined.push('\0');
-        }
-        let strs: Vec<&str> =
-            starts.iter().zip(&texts).map(|(&a, t)| joined.get(a..a + t.len()).unwrap_or("")).collect();
-        let base = joined.as_ptr() as usize;
-        let lists = encode_all(
-            py,
-            &strs,
-            num_threads,
-            |t: &str, scratch: &mut Scratch, out: &mut Vec<u32>| {
-                let at = (t.as_ptr() as usize).wrapping_sub(base);
-                let i = starts
-                    .binary_search(&at)
-                    .map_err(|_| CoreError::Internal("sample_batch: a text not from its batch".into()))?;
-                self.inner.sample_into(t, alpha, nbest_size, text_seed(seed, i), scratch, out)
-            },
-            |ids| self.ints.list(py, ids),
-        )?;
-        PyList::new(py, lists)
+        id_lists(py, &texts, num_threads, &self.ints, |i, t: &str, scratch: &mut Scratch, out: &mut Vec<u32>| {
+            self.inner.sample_into(t, alpha, nbest_size, text_seed(seed, i), scratch, out)
+        })
     }
 
     /// The text of `ids` (sentencepiece's decode).

@@ -13,7 +13,7 @@ use tokenmill_core::normalize::BertNormalizer;
 use tokenmill_core::pipeline::BertScratch;
 use tokenmill_core::{BertWordPiece, WordPiece};
 
-use crate::batch::encode_all;
+use crate::batch::id_lists;
 use crate::intlist::IntCache;
 use crate::run;
 
@@ -83,17 +83,9 @@ impl PyWordPiece {
         texts: Vec<PyBackedStr>,
         num_threads: usize,
     ) -> PyResult<Bound<'py, PyList>> {
-        let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
-        let lists = encode_all(
-            py,
-            &strs,
-            num_threads,
-            |t: &str, scratch: &mut BertScratch, out: &mut Vec<u32>| {
-                out.extend_from_slice(&self.inner.encode(t, scratch)?);
-                Ok(())
-            },
-            |ids| self.ints.list(py, ids),
-        )?;
-        PyList::new(py, lists)
+        id_lists(py, &texts, num_threads, &self.ints, |_, t: &str, scratch: &mut BertScratch, out: &mut Vec<u32>| {
+            out.extend_from_slice(&self.inner.encode(t, scratch)?);
+            Ok(())
+        })
     }
 }
