@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from hypothesis import strategies as st
 
+from tokenmill._reference.sentencepiece_proto import _varint
+
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 MODELS = ["botchan_en_bpe_1000.model", "botchan_en_unigram_1000.model", "mistral-7b-v0.1.tokenizer.model"]
 LANGS = ["en-US", "fr-FR", "ja-JP", "zh-CN"]
@@ -101,7 +103,7 @@ def small_model() -> bytes:
     pos, out, n = 0, bytearray(), 0
     while pos < len(data):  # keep the first 150 piece records (field 1) and every other field
         key, start = data[pos], pos
-        size, pos = _varint(data, pos + 1)
+        size, pos = _varint(data, pos + 1, "the botchan model")
         if key != 0x0A or n < 150:
             out += data[start : pos + size]
         n += key == 0x0A
@@ -109,12 +111,8 @@ def small_model() -> bytes:
     return bytes(out)
 
 
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        b = data[pos]
-        value |= (b & 0x7F) << shift
-        pos += 1
-        if not b & 0x80:
-            return value, pos
-        shift += 7
+def same_as_sentencepiece(sp, tok, text: str) -> None:
+    """`tok` (tokenmill's model or the reference) gives sentencepiece's ids and decoded text."""
+    ids = sp.encode(text)
+    assert tok.encode(text) == ids, f"ids differ for {text!r}"
+    assert tok.decode(ids) == sp.decode(ids), f"decode differs for {text!r}"

@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 
 import tokenmill
 from conftest import hyp_examples
-from spm_models import (DATA, EDGE, MODELS, OPTIONS, TEXT, corpus_lines, model_path, need, small_model, train,
-                        write_training_corpus)
+from spm_models import (DATA, EDGE, MODELS, OPTIONS, TEXT, corpus_lines, model_path, need, same_as_sentencepiece,
+                        small_model, train, write_training_corpus)
 from tokenmill import SentencePiece, TokenmillError, UnsupportedError, VocabFormatError
 from tokenmill._reference.sentencepiece import SentencePieceModel
 from tokenmill.errors import InputError, InternalError, TokenIdError
@@ -44,12 +44,6 @@ def _pair(name: str) -> tuple[spm.SentencePieceProcessor, SentencePiece]:
 def _many_lines() -> tuple[str, ...]:
     """About 3,700 lines: all of botchan (~1,500 non-empty) and 550 lines of each handbook."""
     return corpus_lines(550, 10_000)
-
-
-def _check(sp, tm, text: str) -> None:
-    ids = sp.encode(text)
-    assert tm.encode(text) == ids, f"ids differ for {text!r}"
-    assert tm.decode(ids) == sp.decode(ids), f"decode differs for {text!r}"
 
 
 # --- the shared models --------------------------------------------------------------------------
@@ -75,14 +69,14 @@ def test_llama_cpp_tokenizer_test_inputs(name):
     inputs = raw.split("\n__ggml_vocab_test__\n")[:-1]
     assert len(inputs) == 46
     for text in inputs:
-        _check(*_pair(name), text)
+        same_as_sentencepiece(*_pair(name), text)
 
 
 @pytest.mark.parametrize("name", MODELS)
 @settings(max_examples=hyp_examples(300), deadline=None)
 @given(text=TEXT)
 def test_shared_models_on_hypothesis_text(name, text):
-    _check(*_pair(name), text)
+    same_as_sentencepiece(*_pair(name), text)
 
 
 @pytest.mark.parametrize("name", MODELS)
@@ -151,7 +145,7 @@ def test_trained_models(training_corpus, model_type, option):
     @settings(max_examples=hyp_examples(60), deadline=None, database=None)
     @given(text=TEXT)
     def prop(text):
-        _check(sp, tm, text)
+        same_as_sentencepiece(sp, tm, text)
         assert tm.encode(text) == ref.encode(text)
 
     prop()

@@ -23,7 +23,8 @@ from tokenmill._reference.sentencepiece_proto import parse_model
 from tokenmill.errors import UnsupportedError, VocabFormatError
 from tokenmill.formats.sentencepiece import model_bytes
 
-from spm_models import DATA, EDGE, MODELS, OPTIONS, TEXT, corpus_lines, model_path, need, small_model
+from spm_models import (DATA, EDGE, MODELS, OPTIONS, TEXT, corpus_lines, model_path, need, same_as_sentencepiece,
+                        small_model)
 
 
 
@@ -36,12 +37,6 @@ def _pair(name: str):
 def _lines() -> tuple[str, ...]:
     """2,800 lines: botchan and 550 non-empty lines of each Debian handbook (the BPE reference is slow)."""
     return corpus_lines()
-
-
-def _check(sp, ref, text: str) -> None:
-    ids = sp.encode(text)
-    assert ref.encode(text) == ids, f"ids differ for {text!r}"
-    assert ref.decode(ids) == sp.decode(ids), f"decode differs for {text!r}"
 
 
 @pytest.mark.parametrize("name", MODELS)
@@ -72,7 +67,7 @@ def test_spec_fields_read():
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=TEXT)
 def test_shared_models_on_hypothesis_text(name, text):
-    _check(*_pair(name), text)
+    same_as_sentencepiece(*_pair(name), text)
 
 
 @pytest.mark.parametrize("name", MODELS)
@@ -111,12 +106,12 @@ def test_trained_models(corpus, model_type, option):
     texts = list(_lines()[::12]) + EDGE + ["x<sep>y foo foofoo 𝔘x ab  ab", " lead and trail  ", "９９ bottles 123",
                                           "two  spaces,   three ▁▁ and\u3000\u3000wide"]
     for text in texts:
-        _check(sp, ref, text)
+        same_as_sentencepiece(sp, ref, text)
 
     @settings(max_examples=60, deadline=None, database=None)
     @given(text=TEXT)
     def prop(text):
-        _check(sp, ref, text)
+        same_as_sentencepiece(sp, ref, text)
 
     prop()
 
@@ -147,12 +142,12 @@ def test_bpe_unused_pieces(corpus, tmp_path, option):
     sp, ref = _write(tmp_path / "unused.model", pieces, like=trained)
     assert any(len(pieces[i][0]) == 1 for i in normal[::5])
     for text in list(_lines()[::25]) + EDGE:
-        _check(sp, ref, text)
+        same_as_sentencepiece(sp, ref, text)
 
     @settings(max_examples=60, deadline=None, database=None)
     @given(text=TEXT)
     def prop(text):
-        _check(sp, ref, text)
+        same_as_sentencepiece(sp, ref, text)
 
     prop()
 
@@ -177,13 +172,13 @@ def test_bpe_rules(tmp_path, byte_fallback):
     sp, ref = _write(tmp_path / "rules.model", pieces, model_type="bpe", byte_fallback=byte_fallback)
     texts = ["bcd", "abcd", "ab abc abcd", "<s> <s>x <unk> x", "d dd cd", "x", "<0x41> <0x4", "aabcbcd ▁a", ""]
     for text in texts:
-        _check(sp, ref, text)
+        same_as_sentencepiece(sp, ref, text)
     assert ref.encode_pieces("bcd")[-2:] == [(b"b", 5), (b"cd", 12)]
 
     @settings(max_examples=150, deadline=None, database=None)
     @given(text=st.text(alphabet="abcdx<s>unk01 4", max_size=14))
     def prop(text):
-        _check(sp, ref, text)
+        same_as_sentencepiece(sp, ref, text)
 
     prop()
 
@@ -194,7 +189,7 @@ def test_unigram_user_defined_score(tmp_path):
               ("ba", 0.0, 4), ("aba", 0.0, 4)]
     sp, ref = _write(tmp_path / "user.model", pieces)
     for text in ["ab", "aba", "abab", "bab", "ababab", "a ba ab"]:
-        _check(sp, ref, text)
+        same_as_sentencepiece(sp, ref, text)
 
 
 def test_unigram_rebases_far_sums(tmp_path, monkeypatch):
@@ -203,7 +198,7 @@ def test_unigram_rebases_far_sums(tmp_path, monkeypatch):
     sp, ref = _write(tmp_path / "far.model", pieces)
     texts = ["bb" + "a" * n for n in range(1, 12)] + ["b" * k + "a" * 7 for k in range(1, 6)]
     for text in texts:
-        _check(sp, ref, text)
+        same_as_sentencepiece(sp, ref, text)
     monkeypatch.setattr(ref_spm, "SCORE_RESET", float("inf"))
     assert any(ref.encode(text) != sp.encode(text) for text in texts), "the case no longer exercises re-basing"
 
@@ -228,7 +223,7 @@ def test_load_checks_match_sentencepiece(tmp_path):
             SentencePieceModel.from_file(path)
     # Unigram keeps reserved pieces apart: a normal "<s>" next to the control one is fine.
     sp, ref = _write(tmp_path / "ok.model", [unk, ("<s>", 0.0, 3), ("<s>", -1.0, 1), ("a" * 7999, 0.0, 1)])
-    _check(sp, ref, "<s>a<s>")
+    same_as_sentencepiece(sp, ref, "<s>a<s>")
 
 
 # --- bad input -------------------------------------------------------------------------------
