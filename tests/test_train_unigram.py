@@ -95,10 +95,11 @@ def test_normalization_from_a_model_trains_and_encodes_normalized_text(botchan, 
 def test_normalization_that_is_not_a_model_says_what_to_give(botchan, tmp_path):
     with pytest.raises(TrainingError, match=r"normalization='nmt_nfkc': give 'identity' or the path of a sentencepiece \.model"):
         tokenmill.train_unigram(botchan[:300], vocab_size=100, normalization="nmt_nfkc", progress=False)
-    bad = tmp_path / "not.model"
-    bad.write_bytes(b"\x0a\x05hello")
-    with pytest.raises(tokenmill.TokenmillError, match="not.model"):
-        tokenmill.train_unigram(botchan[:300], vocab_size=100, normalization=bad, progress=False)
+    for content in (b"\x0a\x05hello", b"", "plain text, not a model\n".encode()):
+        bad = tmp_path / "not.model"
+        bad.write_bytes(content)
+        with pytest.raises(tokenmill.TokenmillError, match="not.model"):
+            tokenmill.train_unigram(botchan[:300], vocab_size=100, normalization=bad, progress=False)
 
 
 def test_the_result_does_not_depend_on_threads(botchan):
