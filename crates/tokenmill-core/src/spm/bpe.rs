@@ -651,14 +651,22 @@ impl Bpe {
 
 /// `a == b` for two slices of one length, eight bytes at a time (short keys: no call to `memcmp`).
 #[inline]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    let word = |c: &[u8]| {
-        let mut w = [0u8; 8];
-        w[..c.len()].copy_from_slice(c);
-        u64::from_le_bytes(w)
-    };
-    let (x, y) = (a.chunks_exact(8), b.chunks_exact(8));
-    word(x.remainder()) == word(y.remainder()) && x.zip(y).all(|(x, y)| word(x) == word(y))
+/// `a == b` for slices of equal length, by overlapping word loads (short keys: a call to
+/// `memcmp`, or copying a tail into a buffer, costs more than the comparison).
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    debug_assert_eq!(n, b.len());
+    if n != b.len() {
+        return false;
+    }
+    let r8 = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().unwrap_or_default());
+    let r4 = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().unwrap_or_default());
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => r4(a, 0) == r4(b, 0) && r4(a, n - 4) == r4(b, n - 4),
+        _ => (0..n - 8).step_by(8).all(|i| r8(a, i) == r8(b, i)) && r8(a, n - 8) == r8(b, n - 8),
+    }
 }
 
 fn shift(sp: &Span, offset: u32) -> Span {
@@ -796,6 +804,19 @@ mod tests {
                 assert_eq!(&cut[..n], &whole[..], "round {round} text {text:?} pieces {pieces:?}");
                 assert_eq!(&cut[n..], &whole[..]);
                 assert_eq!(heap, whole, "round {round} text {text:?} pieces {pieces:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn same_bytes_sees_every_byte() {
+        for n in 0..40usize {
+            let a: Vec<u8> = (0..n as u8).map(|i| i.wrapping_mul(37)).collect();
+            assert!(same_bytes(&a, &a.clone()));
+            for i in 0..n {
+                let mut b = a.clone();
+                b[i] ^= 0x40;
+                assert!(!same_bytes(&a, &b), "length {n}, byte {i}");
             }
         }
     }
