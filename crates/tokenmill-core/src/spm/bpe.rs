@@ -163,15 +163,39 @@ impl PairTable {
     }
 }
 
-/// A memoized segment: at `record` in `BpeScratch::records`, its `len` bytes then `tokens`
-/// tokens of four bytes (little-endian `id << 8 | end`: the spans are contiguous from 0), so a
-/// hit reads one place.
+/// A memoized segment. Its tokens are four bytes each (little-endian `id << 8 | end`: the spans
+/// are contiguous from 0). A segment of up to `INLINE_LEN` bytes is compared by `key`
+/// (`short_key`), and if it is one token, `record` is that token: such a hit (most words of
+/// prose) reads the entry alone. Otherwise `record` is where its tokens are in
+/// `BpeScratch::records`, after its `len` bytes when it is longer than `INLINE_LEN`, so a hit
+/// reads one more place.
 #[derive(Debug, Clone, Copy)]
 struct CacheEntry {
     hash: u64,
+    key: u64,
     record: u32,
     len: u8,
     tokens: u8,
+}
+
+/// Longest segment compared by its entry's `key`, in bytes.
+const INLINE_LEN: usize = 8;
+
+/// The bytes of a segment of at most 8 bytes as one word, unique among segments of its length
+/// (overlapping loads: no copy of a tail), and a hash of it with the length.
+#[inline]
+fn short_key(s: &[u8]) -> (u64, u64) {
+    let n = s.len();
+    let r4 = |i: usize| u32::from_le_bytes(s[i..i + 4].try_into().unwrap_or_default()) as u64;
+    let key = match n {
+        0 => 0,
+        1..=3 => s[0] as u64 | (s[n / 2] as u64) << 8 | (s[n - 1] as u64) << 16,
+        _ => r4(0) | r4(n - 4) << 32,
+    };
+    // hashbrown takes the bucket from the low bits and a tag from the top 7: a multiply alone
+    // leaves the low bits weak, so the high half is folded in.
+    let h = (key ^ (n as u64) << 58).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (key, h ^ h >> 32)
 }
 
 /// Reusable memory of BPE encoding, with the segment cache.
@@ -365,14 +389,22 @@ impl Bpe {
             scratch.spans = spans;
             return;
         }
+        let n = s.len();
         // The bytes are hashed once, for the probe and the insertion.
-        let hash = FxBuildHasher.hash_one(s);
+        let (key, hash) = if n <= INLINE_LEN { short_key(s) } else { (0, FxBuildHasher.hash_one(s)) };
         let records = &scratch.records;
         let hit = scratch.cache.find(hash, |e| {
-            e.hash == hash && e.len as usize == s.len() && same_bytes(&records[e.record as usize..][..s.len()], s)
+            e.hash == hash
+                && e.len as usize == n
+                && if n <= INLINE_LEN { e.key == key } else { same_bytes(&records[e.record as usize..][..n], s) }
         });
         if let Some(e) = hit {
-            let tokens = &records[e.record as usize + s.len()..][..4 * e.tokens as usize];
+            if n <= INLINE_LEN && e.tokens == 1 {
+                out.push(Span { start: offset, end: offset + n as u32, id: e.record >> 8 });
+                return;
+            }
+            let at = e.record as usize + if n <= INLINE_LEN { 0 } else { n };
+            let tokens = &records[at..][..4 * e.tokens as usize];
             let mut start = offset;
             out.extend(tokens.chunks_exact(4).map(|t| {
                 let t = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
@@ -391,12 +423,19 @@ impl Bpe {
         spans.clear();
         self.merge(s, None, scratch, &mut spans);
         out.extend(spans.iter().map(|sp| shift(sp, offset)));
-        let record = scratch.records.len() as u32;
-        scratch.records.extend_from_slice(s);
-        for sp in &spans {
-            scratch.records.extend_from_slice(&(sp.id << 8 | sp.end).to_le_bytes());
-        }
-        let e = CacheEntry { hash, record, len: s.len() as u8, tokens: spans.len() as u8 };
+        let record = if n <= INLINE_LEN && spans.len() == 1 {
+            spans[0].id << 8 | spans[0].end
+        } else {
+            let record = scratch.records.len() as u32;
+            if n > INLINE_LEN {
+                scratch.records.extend_from_slice(s);
+            }
+            for sp in &spans {
+                scratch.records.extend_from_slice(&(sp.id << 8 | sp.end).to_le_bytes());
+            }
+            record
+        };
+        let e = CacheEntry { hash, key, record, len: n as u8, tokens: spans.len() as u8 };
         scratch.cache.insert_unique(hash, e, |e| e.hash);
         scratch.spans = spans;
     }
