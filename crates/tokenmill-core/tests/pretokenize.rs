@@ -835,6 +835,31 @@ fn hand_picked_cases() {
     }
 }
 
+/// The word-wide letter scans (eight bytes at a time): every ASCII byte and a few non-ASCII
+/// characters at every offset of the first two words of an ASCII word of either case, and words
+/// of mixed case, run against the regex engine.
+#[test]
+fn word_wide_letter_scans_stop_at_every_byte() {
+    let mut inputs = Vec::new();
+    let others: Vec<String> = (0u8..128)
+        .map(|c| (c as char).to_string())
+        .chain(["\u{e9}", "\u{c9}", "\u{4e00}", "\u{301}", "\u{a0}"].map(String::from))
+        .collect();
+    for word in ["abcdefghijklmnopqrstuvwx", "ABCDEFGHIJKLMNOPQRSTUVWX", "ABCDefghIJKLmnopQRSTuvwx"] {
+        for k in 0..18 {
+            for c in &others {
+                for lead in ["", " ", "!", "'"] {
+                    inputs.push(format!("{lead}{}{c}{}'s", &word[..k], &word[k..]));
+                    inputs.push(format!("{lead}{}{c}", &word[..k]));
+                }
+            }
+        }
+    }
+    for e in engines().iter().chain(hf_spelling_engines().iter()) {
+        check_all(e, inputs.iter().map(String::as_str));
+    }
+}
+
 #[test]
 fn random_strings_match_regex() {
     let n = if RELEASE { 250_000 } else { 15_000 };

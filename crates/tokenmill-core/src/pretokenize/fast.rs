@@ -204,6 +204,60 @@ fn run<const NEG: bool>(t: &Tables, b: &[u8], mut i: usize, mask: u8) -> usize {
     i
 }
 
+/// End of the run of `\p{L}` chars starting at `i`: `run_in(t, b, i, CL_L)`, eight ASCII bytes
+/// at a time (`ascii_run_end`); a non-ASCII byte where that run stops hands over to `run_in`
+/// (it may start a letter).
+#[inline(always)]
+fn letters_end(t: &Tables, b: &[u8], i: usize) -> usize {
+    let j = ascii_run_end::<ASCII_LETTER>(b, i);
+    if j < b.len() && b[j] >= 0x80 {
+        run_in(t, b, j, CL_L)
+    } else {
+        j
+    }
+}
+
+/// Byte kinds for `ascii_run_end`.
+const ASCII_LETTER: u8 = 0;
+const ASCII_LOWER: u8 = 1;
+const ASCII_UPPER: u8 = 2;
+
+/// The first position from `i` whose byte is not of `KIND` (an ASCII letter, lowercase letter
+/// or uppercase letter), or the end. Why eight bytes at a time: an English word is a handful of
+/// letters, and a byte loop that stops after a data-dependent number of them costs a
+/// mispredicted branch per word; one word-wide test finds the first other byte.
+#[inline(always)]
+fn ascii_run_end<const KIND: u8>(b: &[u8], mut i: usize) -> usize {
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    // The range lo..=hi of y (below).
+    let (lo, hi) = if KIND == ASCII_UPPER { (0x41u64, 0x5Au64) } else { (0x61, 0x7A) };
+    while let Some(w) = b.get(i..i + 8) {
+        let x = u64::from_le_bytes(w.try_into().unwrap_or_default());
+        // Per byte, with no carry across bytes (every sum stays below 0x100): y = the low seven
+        // bits (with bit 5 set for ASCII_LETTER: letters fold to 0x61..=0x7A); bit 7 of
+        // `y + (0x80 - lo)` is y >= lo, of `y + (0x7F - hi)` is y > hi; a byte >= 0x80 is no
+        // ASCII letter.
+        let y = if KIND == ASCII_LETTER { (x & LOW7) | 0x2020_2020_2020_2020 } else { x & LOW7 };
+        let inside = (y + (0x80 - lo) * ONES) & !(y + (0x7F - hi) * ONES) & !x & HIGH;
+        let other = !inside & HIGH;
+        if other != 0 {
+            return i + (other.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    let is = |c: u8| match KIND {
+        ASCII_LETTER => c.is_ascii_alphabetic(),
+        ASCII_LOWER => c.is_ascii_lowercase(),
+        _ => c.is_ascii_uppercase(),
+    };
+    while i < b.len() && is(b[i]) {
+        i += 1;
+    }
+    i
+}
+
 /// End of the run of chars in `mask`'s classes.
 #[inline(always)]
 fn run_in(t: &Tables, b: &[u8], i: usize, mask: u8) -> usize {
@@ -292,11 +346,11 @@ fn r50k(t: &Tables, b: &[u8], pos: usize) -> usize {
     if c0 == b' ' {
         if let Some(&c1) = b.get(pos + 1) {
             if c1.is_ascii_alphabetic() {
-                return run_in(t, b, pos + 2, CL_L);
+                return letters_end(t, b, pos + 2);
             }
         }
     } else if c0.is_ascii_alphabetic() {
-        return run_in(t, b, pos + 1, CL_L);
+        return letters_end(t, b, pos + 1);
     }
 
     // '(?:[sdmt]|ll|ve|re)  (case-sensitive)
@@ -314,7 +368,7 @@ fn r50k(t: &Tables, b: &[u8], pos: usize) -> usize {
     if c0 == b' ' && pos + 1 < n {
         let (k1, l1) = cls(t, b, pos + 1);
         if k1 & CL_L != 0 {
-            return run_in(t, b, pos + 1 + l1, CL_L);
+            return letters_end(t, b, pos + 1 + l1);
         }
         if k1 & CL_N != 0 {
             return run_in(t, b, pos + 1 + l1, CL_N);
@@ -324,7 +378,7 @@ fn r50k(t: &Tables, b: &[u8], pos: usize) -> usize {
         }
     }
     if k0 & CL_L != 0 {
-        return run_in(t, b, pos + l0, CL_L);
+        return letters_end(t, b, pos + l0);
     }
     if k0 & CL_N != 0 {
         return run_in(t, b, pos + l0, CL_N);
@@ -371,10 +425,10 @@ fn cl100k_like<const HF_WS: bool, const ONE_DIGIT: bool>(t: &Tables, b: &[u8], p
     // Fast path: ASCII letters, optionally after a space (alternative 2 either way: the space
     // is a P char and cannot start alternative 1).
     if c0.is_ascii_alphabetic() {
-        return run_in(t, b, pos + 1, CL_L);
+        return letters_end(t, b, pos + 1);
     }
     if c0 == b' ' && pos + 1 < n && b[pos + 1].is_ascii_alphabetic() {
-        return run_in(t, b, pos + 2, CL_L);
+        return letters_end(t, b, pos + 2);
     }
 
     // '(?i:[sdmt]|ll|ve|re)
@@ -391,10 +445,10 @@ fn cl100k_like<const HF_WS: bool, const ONE_DIGIT: bool>(t: &Tables, b: &[u8], p
     // [^\r\n\p{L}\p{N}]?+\p{L}++ : the optional P char is possessive, but not taking it would
     // need the char at pos in L, which a P char is not.
     if k0 & CL_L != 0 {
-        return run_in(t, b, p1, CL_L);
+        return letters_end(t, b, p1);
     }
     if k0 & LNNL == 0 && k1 & CL_L != 0 {
-        return run_in(t, b, p1 + l1, CL_L);
+        return letters_end(t, b, p1 + l1);
     }
     // \p{N}{1,3}+ (or \p{N})
     if k0 & CL_N != 0 {
@@ -484,25 +538,30 @@ fn punct_run(t: &Tables, b: &[u8], c0: u8, p1: usize, k0: u8, k1: u8, l1: usize,
 fn o200k(t: &Tables, b: &[u8], pos: usize) -> usize {
     let n = b.len();
     let c0 = b[pos];
-    // Fast path: an ASCII lowercase run, optionally after one ASCII P char (space,
-    // punctuation...), and followed by the end or an ASCII char (which is then not a
-    // lowercase letter, so not in W). Then A1 matches with U* empty and W+ the lowercase run
-    // (taking the P char, if any, is tried first and succeeds).
+    // Fast path: an ASCII word (uppercase letters, then lowercase ones), optionally after one
+    // ASCII P char (space, punctuation...), each run followed by the end or an ASCII char
+    // (which then is in neither U nor W where it matters). ASCII uppercase letters are in U
+    // only and lowercase ones in W only, so: with a lowercase letter, A1 matches (U* the
+    // uppercase run, W+ the lowercase run; taking the P char, if any, is tried first and
+    // succeeds); without one, A1 fails both with and without the P char (W+ has nothing to
+    // match) and A2 matches the uppercase run (U+, then W* empty).
     {
-        let s = if c0.is_ascii_lowercase() {
+        let c = |i: usize| b.get(i).copied().unwrap_or(0);
+        let s = if c0.is_ascii_alphabetic() {
             pos
-        } else if c0 < 0x80 && t.latin1[c0 as usize] & LNNL == 0 && pos + 1 < n && b[pos + 1].is_ascii_lowercase() {
+        } else if c0 < 0x80 && t.latin1[c0 as usize] & LNNL == 0 && c(pos + 1).is_ascii_alphabetic() {
             pos + 1
         } else {
             NONE
         };
         if s != NONE {
-            let mut i = s + 1;
-            while i < n && b[i].is_ascii_lowercase() {
-                i += 1;
-            }
-            if i >= n || b[i] < 0x80 {
-                return opt_contraction(b, i);
+            // Most words start lowercase: no uppercase scan for them.
+            let u = if b[s].is_ascii_uppercase() { ascii_run_end::<ASCII_UPPER>(b, s + 1) } else { s };
+            if u >= n || b[u] < 0x80 {
+                let l = ascii_run_end::<ASCII_LOWER>(b, u);
+                if l >= n || b[l] < 0x80 {
+                    return opt_contraction(b, if l > u { l } else { u });
+                }
             }
         }
     }
