@@ -835,7 +835,7 @@ fn hand_picked_cases() {
     }
 }
 
-/// The word-wide letter scans (eight bytes at a time): every ASCII byte and a few non-ASCII
+/// The word-wide scans (eight bytes at a time) of letters and spaces: every ASCII byte and a few non-ASCII
 /// characters at every offset of the first two words of an ASCII word of either case, and words
 /// of mixed case, run against the regex engine.
 #[test]
@@ -852,6 +852,16 @@ fn word_wide_letter_scans_stop_at_every_byte() {
                     inputs.push(format!("{lead}{}{c}{}'s", &word[..k], &word[k..]));
                     inputs.push(format!("{lead}{}{c}", &word[..k]));
                 }
+            }
+        }
+    }
+    // Space runs (scanned eight at a time) of every length up to 20, around what ends them.
+    for k in 0..20 {
+        let run = " ".repeat(k);
+        for end in ["", "x", "\n", "\n  x", "\t", "\u{a0}", "\u{3000}x", "!", "1", "\r\n"] {
+            for lead in ["", "\n", "x", "\t"] {
+                inputs.push(format!("{lead}{run}{end}"));
+                inputs.push(format!("{lead}{run}{end}{run}y"));
             }
         }
     }

@@ -217,6 +217,23 @@ fn letters_end(t: &Tables, b: &[u8], i: usize) -> usize {
     }
 }
 
+/// The first position from `i` whose byte is not a space (0x20), or the end; eight bytes at a
+/// time.
+#[inline(always)]
+fn spaces_end(b: &[u8], mut i: usize) -> usize {
+    while let Some(w) = b.get(i..i + 8) {
+        let x = u64::from_le_bytes(w.try_into().unwrap_or_default()) ^ 0x2020_2020_2020_2020;
+        if x != 0 {
+            return i + (x.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && b[i] == b' ' {
+        i += 1;
+    }
+    i
+}
+
 /// Byte kinds for `ascii_run_end`.
 const ASCII_LETTER: u8 = 0;
 const ASCII_LOWER: u8 = 1;
@@ -280,7 +297,11 @@ fn ws_run(t: &Tables, b: &[u8], pos: usize) -> (usize, usize, usize) {
     let mut last = pos;
     while i < n {
         let c = b[i];
-        if c < 0x80 {
+        if c == b' ' {
+            // Runs of spaces (indentation) eight at a time.
+            i = spaces_end(b, i + 1);
+            last = i - 1;
+        } else if c < 0x80 {
             if t.latin1[c as usize] & CL_S == 0 {
                 break;
             }
