@@ -67,7 +67,7 @@ def stages(binary: Path, rank_file: Path, encoding: str, text: Path, work: Path)
     for n in (0, 1):
         out = work / f"cg-{n}.out"
         subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--LL=1048576,8,64",
-                        f"--cachegrind-out-file={out}", str(binary), str(rank_file), encoding, str(text)],
+                        f"--cachegrind-out-file={out}", str(binary), str(rank_file), encoding.removesuffix("_base"), str(text)],
                        env={**os.environ, "PROFILE_LOOP": str(n)}, capture_output=True, check=True)
         runs.append(per_function(out))
     instr: collections.Counter = collections.Counter()
@@ -85,13 +85,17 @@ def main(argv=None) -> int:
     p.add_argument("--encodings", nargs="+", default=["cl100k_base", "o200k_base"])
     p.add_argument("--corpora", nargs="+", default=["prose", "code", "multilingual"])
     p.add_argument("--mb", type=float, default=2.0, help="MB of text per corpus (default 2)")
+    p.add_argument("--binary", type=Path, help="a profile_encode binary built elsewhere (an older commit, say), "
+                   "instead of building this tree's")
     args = p.parse_args(argv)
     if not shutil.which("valgrind"):
         raise SystemExit("valgrind is not installed: apt install valgrind")
     import encode  # the first-pass texts
 
-    subprocess.run(["cargo", "build", "-q", "--release", "--example", "profile_encode"], cwd=REPO, check=True)
-    binary = REPO / "target" / "release" / "examples" / "profile_encode"
+    binary = args.binary
+    if binary is None:
+        subprocess.run(["cargo", "build", "-q", "--release", "--example", "profile_encode"], cwd=REPO, check=True)
+        binary = REPO / "target" / "release" / "examples" / "profile_encode"
     texts = encode.first_pass_texts(args.mb)
     data = encode.peers.shared_data() / "tiktoken"
     print(f"instructions per byte of one first-pass encode (cachegrind), by stage; {args.mb:g} MB per corpus")

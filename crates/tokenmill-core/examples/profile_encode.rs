@@ -20,7 +20,11 @@ fn main() {
     let pat = match args[2].as_str() {
         "r50k" => R50K_PAT,
         "cl100k" => CL100K_PAT,
-        _ => O200K_PAT,
+        "o200k" => O200K_PAT,
+        other => {
+            eprintln!("unknown pattern {other:?}: r50k, cl100k or o200k");
+            std::process::exit(2);
+        }
     };
     let core = CoreBpe::new(ranks, vec![], pat).expect("build");
     println!(
