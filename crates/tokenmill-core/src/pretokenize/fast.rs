@@ -768,15 +768,6 @@ fn ds_run<const IN_K: bool>(t: &Tables, b: &[u8], mut i: usize, mask: u16) -> us
     }
 }
 
-/// End of the `[A-Za-z]*` run at `i`.
-#[inline(always)]
-fn ascii_letters_end(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && b[i].is_ascii_alphabetic() {
-        i += 1;
-    }
-    i
-}
-
 fn deepseek_v3(t: &Tables, b: &[u8], pos: usize) -> usize {
     let c0 = b[pos];
     if c0 < 0x80 {
@@ -787,7 +778,7 @@ fn deepseek_v3(t: &Tables, b: &[u8], pos: usize) -> usize {
         }
         if b.get(pos + 1).is_some_and(u8::is_ascii_alphabetic) {
             if c0.is_ascii_punctuation() {
-                return ascii_letters_end(b, pos + 2);
+                return ascii_run_end::<ASCII_LETTER>(b, pos + 2);
             }
             if c0 == b' ' {
                 return ds_run::<false>(t, b, pos + 2, DS_LM);
@@ -834,7 +825,7 @@ fn ds_segment<const IN_K: bool>(t: &Tables, b: &[u8], pos: usize) -> usize {
     let (k1, l1) = ds_cls::<IN_K>(t, b, p1);
     // A1 (ASCII only, so never inside a K run).
     if !IN_K && b[pos].is_ascii_punctuation() && b.get(p1).is_some_and(u8::is_ascii_alphabetic) {
-        return ascii_letters_end(b, p1 + 1);
+        return ascii_run_end::<ASCII_LETTER>(b, p1 + 1);
     }
     // A2: taking the optional char first. A char in L or M matches `[\p{L}\p{M}]+` itself
     // (an M char may also be the optional one: the same end either way).

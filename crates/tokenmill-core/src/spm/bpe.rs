@@ -182,16 +182,12 @@ struct CacheEntry {
 const INLINE_LEN: usize = 8;
 
 /// The bytes of a segment of at most 8 bytes as one word, unique among segments of its length
-/// (overlapping loads: no copy of a tail), and a hash of it with the length.
+/// (`table::pack`'s low word: overlapping loads, no copy of a tail), and a hash of it with the
+/// length.
 #[inline]
 fn short_key(s: &[u8]) -> (u64, u64) {
     let n = s.len();
-    let r4 = |i: usize| u32::from_le_bytes(s[i..i + 4].try_into().unwrap_or_default()) as u64;
-    let key = match n {
-        0 => 0,
-        1..=3 => s[0] as u64 | (s[n / 2] as u64) << 8 | (s[n - 1] as u64) << 16,
-        _ => r4(0) | r4(n - 4) << 32,
-    };
+    let key = crate::table::pack(s).map_or(0, |k| k.0);
     // hashbrown takes the bucket from the low bits and a tag from the top 7: a multiply alone
     // leaves the low bits weak, so the high half is folded in.
     let h = (key ^ (n as u64) << 58).wrapping_mul(0x9E37_79B9_7F4A_7C15);
