@@ -1,7 +1,8 @@
 //! BPE merging and rank-file parsing, without Python: the two merge algorithms agree, the
 //! vocabulary and parser reject malformed input with the documented messages.
 
-use tokenmill_core::bpe::merge::{merge_long, merge_long_scanning, merge_small, MinTree};
+use tokenmill_core::bpe::backtrack;
+use tokenmill_core::bpe::merge::{few_bytes, merge_bytewise, merge_long, merge_long_scanning, merge_small, MinTree};
 use tokenmill_core::formats::tiktoken::{dump, parse, unformable};
 use tokenmill_core::{CoreBpe, CoreError, Vocab};
 
@@ -45,6 +46,60 @@ fn long_merge_equals_flat_merge() {
             assert_eq!(a, c, "scanning, seed {seed}, piece {:?}", String::from_utf8_lossy(&piece));
             let decoded: Vec<u8> = a.iter().flat_map(|&t| vocab.token_bytes(t as u64).unwrap().to_vec()).collect();
             assert_eq!(decoded, piece);
+        }
+    }
+}
+
+/// A vocabulary over `alphabet` whose multi-byte tokens are random strings with shuffled
+/// ranks: many are unreachable (BPE of their bytes gives something else) and a token may rank
+/// below the tokens it is built from, which the backtracking search must handle exactly.
+fn shuffled_vocab(seed: u64, alphabet: &[u8], n: usize) -> Vocab {
+    let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1);
+    let mut toks: Vec<Vec<u8>> = Vec::new();
+    while toks.len() < n {
+        let len = 2 + rng.below(7);
+        let t: Vec<u8> = (0..len).map(|_| alphabet[rng.below(alphabet.len())]).collect();
+        if !toks.contains(&t) {
+            toks.push(t);
+        }
+    }
+    let mut v = bytes256();
+    let mut ranks: Vec<u32> = (256..256 + n as u32).collect();
+    for i in (1..ranks.len()).rev() {
+        ranks.swap(i, rng.below(i + 1));
+    }
+    v.extend(toks.into_iter().zip(ranks));
+    Vocab::new(v, vec![]).unwrap()
+}
+
+#[test]
+fn backtracking_equals_merging() {
+    // The linear search over token boundaries against the merge rule itself, on vocabularies
+    // built by merges (ranks grow) and on shuffled ones (unreachable tokens, ranks below their
+    // parts), over random strings, runs of one byte and of two alternating bytes.
+    for seed in 0..300u64 {
+        let vocab = if seed % 2 == 0 {
+            toy_vocab(seed, 40 + seed as usize % 60 * 3)
+        } else {
+            shuffled_vocab(seed, [&b"ab c"[..], b"ab", b"abc"][seed as usize % 3], [20, 60, 150][seed as usize % 5 % 3])
+        };
+        let mut rng = Rng(seed + 7);
+        for round in 0..60 {
+            let len = rng.below(300);
+            let piece: Vec<u8> = match round % 4 {
+                0 => vec![b"abc "[rng.below(4)]; len],
+                1 => (0..len).map(|i| b"ab"[i % 2]).collect(),
+                _ => (0..len).map(|_| b"abc "[rng.below(4)]).collect(),
+            };
+            let (mut want, mut got) = (Vec::new(), Vec::new());
+            merge_bytewise(&vocab, &piece, &mut want);
+            // The piece's own byte set where it is small, else every byte.
+            let set = few_bytes(&piece).unwrap_or([u64::MAX; 4]);
+            // The search itself, not `merge_backtrack`, which would hide a failed search
+            // behind its fallback to merging.
+            let found = backtrack::encode(&vocab, &piece, &set, &mut got, &mut backtrack::Search::default());
+            assert!(found, "seed {seed} round {round}: no valid sequence found");
+            assert_eq!(got, want, "seed {seed} round {round}, piece {:?}", String::from_utf8_lossy(&piece));
         }
     }
 }

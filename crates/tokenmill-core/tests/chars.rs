@@ -4,8 +4,9 @@
 //! characters included), and on random mixes of scripts. Also: cutting long pieces where no
 //! token holds the two bytes side by side (`bpe::merge::split_points`) changes nothing.
 
+use tokenmill_core::bpe::backtrack;
 use tokenmill_core::bpe::merge::{
-    encode_piece, merge_bytewise, merge_long, merge_long_scanning, merge_small, split_points,
+    encode_piece, few_bytes, merge_bytewise, merge_long, merge_long_scanning, merge_small, split_points,
 };
 use tokenmill_core::formats::tiktoken::parse;
 use tokenmill_core::Vocab;
@@ -163,5 +164,36 @@ fn split_long_pieces_equal_byte_start() {
             splits += split_points(&v, &piece).count();
         }
         assert!(splits > 1000, "{name}: the test should exercise split pieces ({splits} points)");
+    }
+}
+
+#[test]
+fn long_runs_of_few_bytes_take_the_backtracking_path_exactly() {
+    // Parts of 8 KiB and more with at most 8 distinct bytes go to `merge_backtrack` (see
+    // `merge::few_bytes`): runs of one byte, short patterns repeated, and random mixes of a
+    // few bytes (UTF-8 pieces of a CJK space and an accented letter among them), checked
+    // against `merge_long` (itself checked against the byte-start rule above).
+    let mut rng = Rng(8192);
+    let pool: &[u8] = b" \t\n\r=-_*#0a'sE\xe3\x80\x80\xc3\xa9";
+    for name in ["o200k_base", "cl100k_base", "r50k_base"] {
+        let v = vocab(name);
+        for round in 0..24 {
+            let len = 8192 + rng.below(12_000);
+            let alphabet: Vec<u8> = (0..1 + round % 8).map(|_| pool[rng.below(pool.len())]).collect();
+            let piece: Vec<u8> = match round % 3 {
+                0 => vec![alphabet[0]; len],
+                1 => (0..len).map(|i| alphabet[i % alphabet.len()]).collect(),
+                _ => (0..len).map(|_| alphabet[rng.below(alphabet.len())]).collect(),
+            };
+            let set = few_bytes(&piece).expect("at most 8 distinct bytes");
+            let (mut got, mut want, mut searched) = (Vec::new(), Vec::new(), Vec::new());
+            encode_piece(&v, &piece, &mut got);
+            merge_long(&v, &piece, &mut want, &mut Default::default());
+            let what = format!("{name} round {round}, alphabet {:?}", String::from_utf8_lossy(&alphabet));
+            assert_eq!(got, want, "{what}");
+            // The search itself succeeds (no fallback to merging).
+            assert!(backtrack::encode(&v, &piece, &set, &mut searched, &mut Default::default()), "{what}");
+            assert_eq!(searched, want, "{what}");
+        }
     }
 }

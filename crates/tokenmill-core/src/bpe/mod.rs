@@ -5,17 +5,21 @@
 //! - `chars`: which two- and three-byte characters merging may start from whole (an exact
 //!   shortcut for CJK text);
 //! - `merge`: byte-pair merging of one pre-token, with tiktoken's exact semantics;
+//! - `backtrack` and `trie`: the same result for long pieces in linear time, by a search over
+//!   token boundaries (`merge` calls it);
 //! - `encoder`: `CoreBpe`, text in, token ids out (special-token split, pre-tokenizer, merges),
 //!   and back.
 //!
-//! Dependencies run one way: `encoder` -> `merge` -> `vocab` -> `chars` (plus `table`,
-//! `types` and `error`); `encoder` also uses `special`, `pretokenize` and `parallel`. What
-//! this module does not do: other model types (WordPiece, Unigram, SentencePiece-style BPE),
-//! training (`train`), or file formats (`formats`).
+//! Dependencies run one way: `encoder` -> `merge` -> `backtrack`, `vocab` -> `trie`, `chars`
+//! (plus `table`, `types` and `error`); `encoder` also uses `special`, `pretokenize` and
+//! `parallel`. What this module does not do: other model types (WordPiece, Unigram,
+//! SentencePiece-style BPE), training (`train`), or file formats (`formats`).
 
+pub mod backtrack;
 pub mod chars;
 pub mod encoder;
 pub mod merge;
+pub mod trie;
 pub mod vocab;
 
 pub use encoder::CoreBpe;

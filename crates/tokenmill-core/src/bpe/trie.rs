@@ -1,0 +1,162 @@
+//! What `backtrack` needs to know about the tokens a piece may hold (those made only of the
+//! piece's bytes: `Vocab::trie_within`): which tokens are reachable (BPE of a token's bytes gives the
+//! token itself; no other token can appear in any encoding), a byte trie of those for the
+//! longest token that starts a text and the next shorter one, and each reachable token's
+//! merge history (the ranks of the merges that build it, in order, and which of them change
+//! its first or its last part), from which `backtrack` decides whether two tokens may stand
+//! side by side without merging a single byte sequence.
+//!
+//! What it does not do: the search itself, or any encoding. The rank lookup is passed in, so
+//! that this sits below `vocab`.
+
+use rustc_hash::FxHashMap;
+
+use crate::types::Rank;
+
+/// No token.
+const NONE: Rank = Rank::MAX;
+
+/// An event of a merge history changes the token's first part.
+pub const FIRST: u8 = 1;
+/// An event of a merge history changes the token's last part.
+pub const LAST: u8 = 2;
+
+/// Tokens are named by their index here (`Local`), in the order given to `new`: the tables
+/// stay as small as the token set (a run of a few distinct bytes has a few hundred tokens in
+/// a vocabulary of 200,000).
+pub type Local = u32;
+
+#[derive(Debug, Clone)]
+pub struct TokenTrie {
+    /// Node reached by each first byte (`u32::MAX` for bytes of no token here).
+    root: [u32; 256],
+    /// `node << 8 | byte` -> child node.
+    edges: FxHashMap<u64, u32>,
+    /// Token ending at each node, or `NONE`.
+    token: Vec<Local>,
+    /// Per token: `(rank, length in bytes, next shorter token that is a prefix or NONE,
+    /// where its merge history starts in `events`)`; one more entry ends the last history.
+    info: Vec<(Rank, u32, Local, u32)>,
+    /// Every merge history: the merged token (= the merge's rank) and `FIRST`/`LAST` flags.
+    events: Vec<(Rank, u8)>,
+}
+
+impl TokenTrie {
+    /// The tables for the reachable ones among `tokens` (`(rank, bytes)`), given the rank of
+    /// any byte string. Texts searched must hold only bytes that are among the tokens.
+    pub fn new(tokens: &[(Rank, &[u8])], rank: impl Fn(&[u8]) -> Option<Rank>) -> Self {
+        let mut trie = TokenTrie {
+            root: [u32::MAX; 256],
+            edges: FxHashMap::default(),
+            token: Vec::new(),
+            info: Vec::new(),
+            events: Vec::new(),
+        };
+        let mut reachable = Vec::with_capacity(tokens.len());
+        for &(r, bytes) in tokens {
+            let start = trie.events.len();
+            if history(bytes, &rank, &mut trie.events) == Some(r) {
+                reachable.push(bytes);
+                trie.info.push((r, bytes.len() as u32, NONE, start as u32));
+            } else {
+                trie.events.truncate(start);
+            }
+        }
+        trie.info.push((NONE, 0, NONE, trie.events.len() as u32));
+        for (t, bytes) in reachable.iter().enumerate() {
+            let mut node = trie.child_or_insert(None, bytes[0]);
+            for &b in &bytes[1..] {
+                node = trie.child_or_insert(Some(node), b);
+            }
+            trie.token[node as usize] = t as Local;
+        }
+        for (t, bytes) in reachable.iter().enumerate() {
+            let mut node = trie.root[bytes[0] as usize];
+            for &b in &bytes[1..] {
+                if trie.token[node as usize] != NONE {
+                    trie.info[t].2 = trie.token[node as usize];
+                }
+                node = trie.edges[&((node as u64) << 8 | b as u64)];
+            }
+        }
+        trie
+    }
+
+    fn child_or_insert(&mut self, node: Option<u32>, b: u8) -> u32 {
+        let next = self.token.len() as u32;
+        let slot = match node {
+            None => &mut self.root[b as usize],
+            Some(node) => self.edges.entry((node as u64) << 8 | b as u64).or_insert(u32::MAX),
+        };
+        if *slot == u32::MAX {
+            *slot = next;
+            self.token.push(NONE);
+        }
+        *slot
+    }
+
+    /// The longest token that `text` (non-empty) starts with.
+    #[inline]
+    pub fn longest(&self, text: &[u8]) -> Local {
+        let mut node = self.root[text[0] as usize];
+        let mut best = self.token[node as usize];
+        for &b in &text[1..] {
+            match self.edges.get(&((node as u64) << 8 | b as u64)) {
+                Some(&child) => node = child,
+                None => break,
+            }
+            let t = self.token[node as usize];
+            if t != NONE {
+                best = t;
+            }
+        }
+        best
+    }
+
+    /// Rank of token `t`.
+    #[inline]
+    pub fn rank(&self, t: Local) -> Rank {
+        self.info[t as usize].0
+    }
+
+    /// Length in bytes of token `t`.
+    #[inline]
+    pub fn len(&self, t: Local) -> usize {
+        self.info[t as usize].1 as usize
+    }
+
+    /// The longest token shorter than `t` that is a prefix of it, or `Local::MAX`.
+    #[inline]
+    pub fn shorter(&self, t: Local) -> Local {
+        self.info[t as usize].2
+    }
+
+    /// The merge history of token `t` (empty for a single byte).
+    #[inline]
+    pub fn history(&self, t: Local) -> &[(Rank, u8)] {
+        &self.events[self.info[t as usize].3 as usize..self.info[t as usize + 1].3 as usize]
+    }
+}
+
+/// Runs the merge rule on `bytes` from single bytes (the plain O(n^2) form: tokens are
+/// short), appending each merge to `events` as `(merged token, FIRST | LAST flags)`; returns
+/// the single token it ends with, if it ends with one.
+fn history(bytes: &[u8], rank: &impl Fn(&[u8]) -> Option<Rank>, events: &mut Vec<(Rank, u8)>) -> Option<Rank> {
+    // Part k is bytes[starts[k]..starts[k + 1]]; pairs[k] ranks parts k and k + 1 joined.
+    let mut starts: Vec<usize> = (0..=bytes.len()).collect();
+    let pair = |starts: &[usize], k: usize| rank(&bytes[starts[k]..starts[k + 2]]).unwrap_or(NONE);
+    let mut pairs: Vec<Rank> = (0..bytes.len().saturating_sub(1)).map(|k| pair(&starts, k)).collect();
+    while let Some((k, &r)) = pairs.iter().enumerate().min_by_key(|&(k, &r)| (r, k)).filter(|(_, &r)| r != NONE) {
+        let flags = if k == 0 { FIRST } else { 0 } | if k + 1 == pairs.len() { LAST } else { 0 };
+        events.push((r, flags));
+        starts.remove(k + 1);
+        pairs.remove(k);
+        if k < pairs.len() {
+            pairs[k] = pair(&starts, k);
+        }
+        if k > 0 {
+            pairs[k - 1] = pair(&starts, k - 1);
+        }
+    }
+    (starts.len() == 2).then(|| rank(bytes)).flatten()
+}
