@@ -15,7 +15,8 @@
 //! reachable token that is a prefix of it; when none is left, drop the previous token and try
 //! shorter ones in its place. The valid sequence of a prefix is unique too, so a position
 //! from which no continuation worked is dead whatever came before it: marking it (one bit per
-//! byte) keeps the search linear.
+//! byte) keeps the search linear. A token after which no token of the part is compatible can
+//! only end the part; that is learnt once per token and skips such dead ends without trying.
 //!
 //! Proof sketch of 2 (1 is the same argument). Run BPE on the whole text; call each `tk`'s
 //! bytes a region. As long as no merge joins parts of two regions, each region evolves
@@ -39,7 +40,9 @@
 //! What this module does not do: run on short pieces, where the plain merge loops of `merge`
 //! are faster.
 
-use super::trie::{Local, TokenTrie, FIRST, LAST};
+use std::sync::atomic::Ordering::Relaxed;
+
+use super::trie::{Local, TokenTrie, CONTINUES, ENDS, FIRST, LAST};
 use super::vocab::{ByteSet, Vocab};
 use crate::types::Rank;
 
@@ -72,6 +75,21 @@ impl Search {
         let v = compatible(vocab, trie, a, b, &mut self.bytes);
         self.memo[slot] = (key, v);
         v
+    }
+}
+
+impl Search {
+    /// Whether some token of `trie` is compatible after `t`. When none is, `t` can only end
+    /// the part: without this test, a run of tabs in cl100k (tokens of up to 20 tabs, BPE
+    /// emits 16) would back out of four dead ends (17-20 tabs after 16) at every token.
+    fn continues(&mut self, vocab: &Vocab, trie: &TokenTrie, t: Local) -> bool {
+        let known = trie.follow(t).load(Relaxed);
+        if known != 0 {
+            return known == CONTINUES;
+        }
+        let continues = (0..trie.n_tokens() as Local).any(|u| self.compatible(vocab, trie, t, u));
+        trie.follow(t).store(if continues { CONTINUES } else { ENDS }, Relaxed);
+        continues
     }
 }
 
@@ -140,7 +158,9 @@ pub fn encode(vocab: &Vocab, piece: &[u8], set: &ByteSet, out: &mut Vec<Rank>, s
     let mut cand = trie.longest(&piece[pos..]);
     loop {
         let end = pos + trie.len(cand);
-        let ok = !is_dead(&dead, end) && stack.last().is_none_or(|&prev| search.compatible(vocab, trie, prev, cand));
+        let ok = !is_dead(&dead, end)
+            && (end == n || search.continues(vocab, trie, cand))
+            && stack.last().is_none_or(|&prev| search.compatible(vocab, trie, prev, cand));
         if ok {
             stack.push(cand);
             pos = end;

@@ -9,6 +9,9 @@
 //! What it does not do: the search itself, or any encoding. The rank lookup is passed in, so
 //! that this sits below `vocab`.
 
+use std::sync::atomic::AtomicU8;
+use std::sync::atomic::Ordering::Relaxed;
+
 use rustc_hash::FxHashMap;
 
 use crate::types::Rank;
@@ -26,7 +29,7 @@ pub const LAST: u8 = 2;
 /// a vocabulary of 200,000).
 pub type Local = u32;
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct TokenTrie {
     /// Node reached by each first byte (`u32::MAX` for bytes of no token here).
     root: [u32; 256],
@@ -39,6 +42,28 @@ pub struct TokenTrie {
     info: Vec<(Rank, u32, Local, u32)>,
     /// Every merge history: the merged token (= the merge's rank) and `FIRST`/`LAST` flags.
     events: Vec<(Rank, u8)>,
+    /// Per token, filled in by `backtrack` as it learns them: whether some token here may
+    /// follow it (`CONTINUES`), or none (`ENDS`), or not known yet (0). Atomic because the
+    /// trie is shared between threads; every thread computes the same value.
+    follow: Vec<AtomicU8>,
+}
+
+/// `TokenTrie::follow`: some token may follow this one.
+pub const CONTINUES: u8 = 1;
+/// `TokenTrie::follow`: no token may follow this one (it can only end a text).
+pub const ENDS: u8 = 2;
+
+impl Clone for TokenTrie {
+    fn clone(&self) -> Self {
+        TokenTrie {
+            root: self.root,
+            edges: self.edges.clone(),
+            token: self.token.clone(),
+            info: self.info.clone(),
+            events: self.events.clone(),
+            follow: self.follow.iter().map(|f| AtomicU8::new(f.load(Relaxed))).collect(),
+        }
+    }
 }
 
 impl TokenTrie {
@@ -51,6 +76,7 @@ impl TokenTrie {
             token: Vec::new(),
             info: Vec::new(),
             events: Vec::new(),
+            follow: Vec::new(),
         };
         let mut reachable = Vec::with_capacity(tokens.len());
         for &(r, bytes) in tokens {
@@ -63,6 +89,7 @@ impl TokenTrie {
             }
         }
         trie.info.push((NONE, 0, NONE, trie.events.len() as u32));
+        trie.follow = (0..reachable.len()).map(|_| AtomicU8::new(0)).collect();
         for (t, bytes) in reachable.iter().enumerate() {
             let mut node = trie.child_or_insert(None, bytes[0]);
             for &b in &bytes[1..] {
@@ -129,6 +156,17 @@ impl TokenTrie {
     #[inline]
     pub fn shorter(&self, t: Local) -> Local {
         self.info[t as usize].2
+    }
+
+    /// Number of tokens.
+    pub fn n_tokens(&self) -> usize {
+        self.follow.len()
+    }
+
+    /// What is known of the tokens that may follow `t` (`CONTINUES`, `ENDS` or 0).
+    #[inline]
+    pub fn follow(&self, t: Local) -> &AtomicU8 {
+        &self.follow[t as usize]
     }
 
     /// The merge history of token `t` (empty for a single byte).
