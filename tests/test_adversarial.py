@@ -125,6 +125,30 @@ def test_a1_a3_single_piece_big(tm, enc_name, case, n):
     assert all(0 <= i < enc.n_vocab for i in ids[:1000])
 
 
+# Long runs of a few distinct bytes (8 KiB and more) take the backtracking search of
+# `bpe::backtrack` rather than the merge loop: runs of one character, patterns, random mixes of
+# a few bytes, each as one pre-token where the pattern allows, against tiktoken; and from two
+# threads at once (the per-encoder cache of tries is shared).
+FEW_BYTES = {
+    "tabs": lambda n: "\t" * n,
+    "eq": lambda n: "=" * n,
+    "dash-eq": lambda n: ("-=" * n)[:n],
+    "ideographic-space": lambda n: "\u3000" * (n // 3),
+    "spaces-tabs": lambda n: "".join(" \t"[(i * 7 + i // 5) % 2] for i in range(n)),
+    "letters-abc": lambda n: "".join("abc"[(i * i + 3 * i) % 3] for i in range(n)),
+}
+
+
+@pytest.mark.parametrize("kind", list(FEW_BYTES))
+@pytest.mark.parametrize("enc_name", PATTERN_ENCODINGS)
+def test_long_runs_of_few_bytes_vs_tiktoken(tm, tk, enc_name, kind):
+    enc = tm(enc_name)
+    texts = [FEW_BYTES[kind](n) + tail for n, tail in [(9_000, ""), (40_000, "x"), (N_TK, "\n")]]
+    expected = [tk(enc_name).encode(t) for t in texts]
+    assert [enc.encode(t) for t in texts] == expected
+    assert enc.encode_ordinary_batch(texts * 2, num_threads=2) == expected * 2
+
+
 # --------------------------------------------------------------------------- A4 tiktoken's catastrophic set
 
 A4_CHARS = ["^", "0", "'s", "\n"]
