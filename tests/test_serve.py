@@ -397,7 +397,9 @@ def test_cli_serves_until_ctrl_c(files):
     env.pop("WAYLAND_DISPLAY", None)
     proc = subprocess.Popen([sys.executable, "-m", "tokenmill.cli", "serve", "--port", "0", "--no-browser",
                              "--tokenizer", str(files["evil"]), "--tokenizer", str(files["bert"])],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            # A run started in the background by a shell inherits SIGINT ignored.
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         url = proc.stdout.readline().strip()
         m = re.fullmatch(r"http://127\.0\.0\.1:(\d+)/", url)
