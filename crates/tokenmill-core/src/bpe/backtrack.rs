@@ -76,9 +76,7 @@ impl Search {
         self.memo[slot] = (key, v);
         v
     }
-}
 
-impl Search {
     /// Whether some token of `trie` is compatible after `t`. When none is, `t` can only end
     /// the part: without this test, a run of tabs in cl100k (tokens of up to 20 tabs, BPE
     /// emits 16) would back out of four dead ends (17-20 tabs after 16) at every token.
@@ -109,26 +107,18 @@ pub fn compatible(vocab: &Vocab, trie: &TokenTrie, a: Local, b: Local, bytes: &m
         if cross < next_a && cross <= next_b {
             return false;
         }
-        let changed = if next_a <= next_b {
-            if next_a == Rank::MAX {
-                return true;
-            }
-            i += 1;
-            if ha[i - 1].1 & LAST != 0 {
-                x = next_a;
-                true
-            } else {
-                false
-            }
-        } else {
-            j += 1;
-            if hb[j - 1].1 & FIRST != 0 {
-                y = next_b;
-                true
-            } else {
-                false
-            }
-        };
+        if next_a.min(next_b) == Rank::MAX {
+            return true;
+        }
+        // The next merge: `a`'s (it is further left) unless `b`'s ranks lower. It moves the
+        // boundary's part on its side when it merges into `a`'s last or `b`'s first part.
+        let (history, k, part, side, rank) =
+            if next_a <= next_b { (ha, &mut i, &mut x, LAST, next_a) } else { (hb, &mut j, &mut y, FIRST, next_b) };
+        let changed = history[*k].1 & side != 0;
+        *k += 1;
+        if changed {
+            *part = rank;
+        }
         if changed {
             bytes.clear();
             bytes.extend_from_slice(vocab.token_bytes(x as u64).unwrap_or_default());
