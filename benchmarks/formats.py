@@ -20,6 +20,11 @@ pre-token cache, nanotoken's) give no advantage. Exactness: each row's ids are c
 HF's on every line (``exact``: yes / the count of differing lines).
 
     python benchmarks/formats.py [--mb 2] [--repeat 3] [--files gpt2,o200k,llama3,deepseek,mistral,bert] [--libs ...]
+
+``--scaling N`` measures the 2-thread speed-up instead (issue 10's 1.8x bar): N rounds, each a
+fresh 1-thread and a fresh 2-thread process per row back to back (and one probe of the
+machine's ceiling), so that a row's ratio compares runs made seconds apart; the median of the
+per-round ratios is reported with its range.
 """
 
 from __future__ import annotations
@@ -223,6 +228,7 @@ def main() -> int:
     ap.add_argument("--libs", default=",".join(LIBS), help="which libraries")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--repeat", type=int, default=1, help="fresh processes per row (best of them)")
+    ap.add_argument("--scaling", type=int, default=0, metavar="N", help="N rounds of paired 1- and 2-thread runs")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
@@ -233,6 +239,8 @@ def main() -> int:
         return 2
     workdir = Path(tempfile.mkdtemp(prefix="tokenmill-bench-"))
     libs = args.libs.split(",")
+    if args.scaling:
+        return scaling(args.files.split(","), libs, args.mb, args.scaling, workdir)
     print(f"{args.mb} MB per corpus; each row the best of {args.repeat} fresh process(es), each one first pass (no warm-up); "
           "exact = ids equal to HF's on every line")
     if "2" in args.threads.split(","):
@@ -263,6 +271,34 @@ def main() -> int:
                     else:
                         exact = "?"
                     print(f"{name:8} {corpus:13} {lib:12} {threads:>3} {r['load_ms']:8.1f} {r['mbps']:8.2f} {vs_hf:>7} {vs_enc:>7}  {exact}")
+    return 0
+
+
+def scaling(files: list[str], libs: list[str], mb: float, rounds: int, workdir: Path) -> int:
+    """Paired 1- and 2-thread runs, `rounds` times; prints medians and the ratio's range."""
+    import statistics
+
+    print(f"{mb} MB per corpus; {rounds} rounds, each a fresh 1-thread then 2-thread process per row (first pass)")
+    runs: dict[tuple, list[tuple[float, float]]] = {}
+    ceilings = []
+    for _ in range(rounds):
+        ceilings.append(parallel_ceiling())
+        for name in files:
+            path = plain_file(name, workdir)
+            for corpus in ("english", "multilingual"):
+                for lib in libs:
+                    one = measure(lib, name, path, corpus, 1, mb)
+                    two = measure(lib, name, path, corpus, 2, mb)
+                    if one and two and "mbps" in one and "mbps" in two:
+                        runs.setdefault((name, corpus, lib), []).append((one["mbps"], two["mbps"]))
+    print(f"machine ceiling (two CPU-bound processes vs one): median {statistics.median(ceilings):.2f}x, "
+          f"range {min(ceilings):.2f}-{max(ceilings):.2f}x")
+    print(f"{'file':8} {'corpus':13} {'library':12} {'1 thr MB/s':>10} {'2 thr MB/s':>10} {'ratio':>6}  range")
+    for (name, corpus, lib), pairs in runs.items():
+        ratios = [b / a for a, b in pairs]
+        print(f"{name:8} {corpus:13} {lib:12} {statistics.median(a for a, _ in pairs):10.2f} "
+              f"{statistics.median(b for _, b in pairs):10.2f} {statistics.median(ratios):5.2f}x  "
+              f"{min(ratios):.2f}-{max(ratios):.2f}x")
     return 0
 
 

@@ -500,6 +500,33 @@ def test_threaded_batch_and_count_bad_input(tm, tk):
         a.encode_batch(["ok", b"\xff"], num_threads=2)
 
 
+def test_batch_texts_are_read_as_their_chunks_come_up(tm, shared_data):
+    # The batch call takes each text's UTF-8 form only when its chunk is due (with several
+    # threads, while the first chunks are already being encoded): a bad item far into a long
+    # batch must still fail the call with the same error, and the ids must not change.
+    import tokenmill
+
+    enc = tm("cl100k_base")
+    hf = tokenmill.load(shared_data / "gpt2" / "tokenizer.json")
+    docs = [f"línea {i}: 日本語のテキスト {i * 7} done" for i in range(3000)]
+    for tok in (enc, hf):
+        expected = [tok.encode(d) for d in docs]
+        for n in (1, 2, 3):
+            assert tok.encode_batch(docs, num_threads=n) == expected
+            assert tok.encode_batch(tuple(docs), num_threads=n) == expected
+            assert tok.encode_batch(iter(docs), num_threads=n) == expected
+            bad = docs[:2900] + ["lone \ud800 surrogate"] + docs[2900:]
+            assert tok.encode_batch(bad, num_threads=n) == [tok.encode(d) for d in bad]
+            with pytest.raises(TypeError, match=r"texts\[2500\] is int"):
+                tok.encode_batch(docs[:2500] + [7] + docs[2500:], num_threads=n)
+    with pytest.raises(TypeError, match=r"texts\[1\] is bytes, expected str"):
+        enc._core.encode_batch(("ok", b"no"), None, None, 2)
+    with pytest.raises(UnicodeEncodeError):
+        enc._core.encode_batch(["ok"] * 2000 + ["\ud800"], None, None, 2)
+    with pytest.raises(TypeError, match="not a single str"):
+        enc._core.encode_batch("text", None, None, 2)
+
+
 def test_batch_threads_report_the_first_failing_document(tm):
     # With several threads, documents finish out of order; the error raised must still be the
     # one of the first failing document, and the lists must come back in input order.

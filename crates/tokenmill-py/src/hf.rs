@@ -149,12 +149,13 @@ impl PyHfTokenizer {
     fn encode_batch<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<PyBackedStr>,
+        texts: Bound<'py, PyAny>,
         add_special_tokens: bool,
         num_threads: usize,
         skip: Vec<u32>,
     ) -> PyResult<Bound<'py, PyList>> {
         if self.inner.padding.is_some() {
+            let texts: Vec<PyBackedStr> = texts.extract()?;
             let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
             let all = run(py, || self.inner.encode_ids_batch(&strs, add_special_tokens, &skip, num_threads))?;
             let lists = all.iter().map(|ids| self.ints.list(py, ids)).collect::<PyResult<Vec<_>>>()?;

@@ -9,7 +9,6 @@
 use std::sync::Mutex;
 
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 use tokenmill_core::spm::model::Scratch;
@@ -148,7 +147,7 @@ impl PySentencePiece {
     fn encode_batch<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<PyBackedStr>,
+        texts: Bound<'py, PyAny>,
         num_threads: usize,
     ) -> PyResult<Bound<'py, PyList>> {
         id_lists(py, &texts, num_threads, &self.ints, |_, t: &str, scratch: &mut Scratch, out: &mut Vec<u32>| {
@@ -196,7 +195,7 @@ impl PySentencePiece {
     fn sample_batch<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<PyBackedStr>,
+        texts: Bound<'py, PyAny>,
         alpha: f32,
         nbest_size: i32,
         seed: u64,

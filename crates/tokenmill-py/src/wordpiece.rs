@@ -6,7 +6,6 @@
 //! the Python package's.
 
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyList;
 
 use tokenmill_core::normalize::BertNormalizer;
@@ -80,7 +79,7 @@ impl PyWordPiece {
     fn encode_batch<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<PyBackedStr>,
+        texts: Bound<'py, PyAny>,
         num_threads: usize,
     ) -> PyResult<Bound<'py, PyList>> {
         id_lists(py, &texts, num_threads, &self.ints, |_, t: &str, scratch: &mut BertScratch, out: &mut Vec<u32>| {
