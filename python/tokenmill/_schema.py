@@ -9,6 +9,7 @@ model's ``from_dict``) goes through here, so they accept and reject the same fil
   returns the model type. Unknown top-level keys are ignored, so tools may add their own.
 * `field` / `check_keys`: typed access to one field, with errors that name it
   (``model.merges[3]: expected a pair of strings``), never "did not match any variant".
+* `byte_vocab`: a vocabulary of ``[id, base64 bytes]`` pairs, decoded and checked.
 * `dumps_native`: the bytes written for a document (one vocabulary entry per line, or compact).
 
 It does not know any model type: the model-type registry is in `tokenmill.tokenizer`.
@@ -16,6 +17,8 @@ It does not know any model type: the model-type registry is in `tokenmill.tokeni
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from collections.abc import Mapping
 from typing import Any, Sequence
@@ -153,6 +156,26 @@ def field(obj: Mapping, key: str, kind: type, where: str, *, required: bool = Tr
 
 
 _KINDS: dict[type, tuple[str, Any]] = {str: ("a string", str), int: ("an integer", int), dict: ("an object", Mapping), list: ("an array", (list, tuple))}
+
+
+def byte_vocab(vocab: list, where: str) -> dict[bytes, int]:
+    """``{token bytes: id}`` from ``[[id, base64 bytes], ...]``; errors name the entry.
+
+    >>> byte_vocab([[0, "YQ=="], [1, "Yg=="]], "model.vocab")
+    {b'a': 0, b'b': 1}
+    """
+    out: dict[bytes, int] = {}
+    for i, item in enumerate(vocab):
+        if not (isinstance(item, list) and len(item) == 2 and is_int(item[0]) and isinstance(item[1], str)):
+            raise VocabFormatError(f"{where}[{i}]: expected [id, base64 string], got {show(item)}")
+        try:
+            tok = base64.b64decode(item[1], validate=True)
+        except (binascii.Error, ValueError):
+            raise VocabFormatError(f"{where}[{i}]: {item[1]!r} is not valid base64") from None
+        if tok in out:
+            raise VocabFormatError(f"{where}[{i}]: token {tok!r} appears twice")
+        out[tok] = item[0]
+    return out
 
 
 def check_keys(obj: Mapping, allowed: Sequence[str], where: str) -> None:

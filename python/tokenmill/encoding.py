@@ -18,18 +18,18 @@ and lone surrogates replaced by U+FFFD, exactly as tiktoken's `encode` does. So
 from __future__ import annotations
 
 import base64
-import binascii
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Collection, Literal, Sequence
 
 from . import _core, _schema
-from ._args import as_token_id, fix_surrogates, has_surrogates, original_index, text_type_error
+from ._args import as_token_id, fix_surrogates, text_type_error
 from ._args import threads as _default_threads
 from ._io import PathLike
-from .errors import TokenIdError, UnknownTokenError, VocabFormatError
+from .errors import InputError, TokenIdError, UnknownTokenError, VocabFormatError
 from .patterns import R50K_PAT
 from .specials import check_ids, freeze, resolve
 from .stream import StreamDecoder
+from ._truncate import longest_prefix
 from .tokenizer import Tokenizer, reader
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -194,6 +194,39 @@ class Encoding(Tokenizer):
     def max_token_value(self) -> int:
         """The largest token id, mergeable or special."""
         return self._core.n_vocab - 1
+
+    @property
+    def cache_capacity(self) -> int:
+        """Entries in this encoding's cache of merged words (0: none); see `with_cache_capacity`.
+
+        >>> from tokenmill import get_encoding
+        >>> get_encoding("gpt2").cache_capacity
+        65536
+        """
+        return self._core.cache_capacity
+
+    def with_cache_capacity(self, capacity: int) -> Encoding:
+        """A copy of this encoding whose cache of merged words holds `capacity` entries.
+
+        Words that are not one token are merged once and kept, across calls and threads, in
+        a table of fixed size (64 bytes an entry, 65,536 by default, allocated on first use);
+        a new word replaces what its entry held, so memory never grows with the input. It
+        speeds up many short calls and the threads of a batch; ids never depend on it.
+
+        Args:
+            capacity: Entries, rounded down to a power of two (0: no cache; at most 2**24).
+
+        Returns:
+            A new `Encoding`, same tokens, empty cache (a pickled copy gets the default).
+
+        >>> from tokenmill import get_encoding
+        >>> get_encoding("gpt2").with_cache_capacity(1000).cache_capacity
+        512
+        """
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or not 0 <= capacity <= 2**24:
+            raise InputError(f"cache capacity must be an int from 0 to 2**24, not {capacity!r}")
+        return Encoding(self._name, explicit_n_vocab=self._explicit_n_vocab, _core_bpe=self._core.with_cache_capacity(capacity),
+                        _training=self._training, _by_name=self._by_name, _ranks_sha256=self._ranks_sha256)
 
     @property
     def n_vocab(self) -> int:
@@ -580,8 +613,7 @@ class Encoding(Tokenizer):
     def truncate(self, text: str, max_tokens: int, **special) -> str:
         """The longest prefix of `text` that encodes to at most `max_tokens` tokens.
 
-        Encoding a prefix can differ from a prefix of the encoding (the last pre-token may
-        split differently), so the cut is checked by re-encoding, not read off the offsets.
+        The cut is checked by counting again, not read off the offsets (see `_truncate`).
 
         Args:
             text: The text to cut.
@@ -602,30 +634,7 @@ class Encoding(Tokenizer):
             return text
         if max_tokens == 0:
             return ""
-        original = text
-        repaired = fix_surrogates(text) if has_surrogates(text) else text
-        text = repaired
-
-        def fits(n_chars: int) -> bool:
-            return self.count(text[:n_chars], **special) <= max_tokens
-
-        # Candidate: everything before the first token that does not fit. Then grow while a
-        # longer prefix still fits (up to the next token boundary), else shrink until it fits.
-        cut = offsets[max_tokens]
-        hi = offsets[max_tokens + 1] if max_tokens + 1 < len(offsets) else len(text)
-        best = None
-        for c in range(hi, cut - 1, -1):
-            if fits(c):
-                best = c
-                break
-        if best is None:
-            c = cut - 1
-            while c > 0 and not fits(c):
-                c -= 1
-            best = max(c, 0)
-        if repaired is original:
-            return text[:best]
-        return original[: original_index(original, best)]
+        return longest_prefix(text, max_tokens, offsets, lambda t: self.count(t, **special))
 
     # ----------------------------------------------------------------- decoding
     def decode_bytes(self, tokens: Sequence[int]) -> bytes:
@@ -760,18 +769,7 @@ class Encoding(Tokenizer):
         w = "model."
         name = _schema.field(model, "name", str, w)
         pattern = _schema.field(model, "pattern", str, w)
-        vocab = _schema.field(model, "vocab", list, w)
-        ranks: dict[bytes, int] = {}
-        for i, item in enumerate(vocab):
-            if not (isinstance(item, list) and len(item) == 2 and _schema.is_int(item[0]) and isinstance(item[1], str)):
-                raise VocabFormatError(f"model.vocab[{i}]: expected [id, base64 string], got {_schema.show(item)}")
-            try:
-                tok = base64.b64decode(item[1], validate=True)
-            except (binascii.Error, ValueError):
-                raise VocabFormatError(f"model.vocab[{i}]: {item[1]!r} is not valid base64") from None
-            if tok in ranks:
-                raise VocabFormatError(f"model.vocab[{i}]: token {tok!r} appears twice")
-            ranks[tok] = item[0]
+        ranks = _schema.byte_vocab(_schema.field(model, "vocab", list, w), "model.vocab")
         specials = _schema.field(d, "special_tokens", dict, "", required=False, default={})
         if not all(isinstance(k, str) and _schema.is_int(v) for k, v in specials.items()):
             raise VocabFormatError("special_tokens: expected an object of token text -> id")

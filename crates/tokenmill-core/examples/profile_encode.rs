@@ -2,7 +2,8 @@
 //! Prints MB/s for pre-tokenization alone and for the full encode (no Python involved).
 //! PROFILE_LOOP=N encodes each text N times and PRETOKENIZE_LOOP=N only pre-tokenizes (for
 //! `perf record`, with CARGO_PROFILE_RELEASE_DEBUG=line-tables-only for source lines);
-//! CHAR_STATS=1 counts the characters that merging may start whole.
+//! CHAR_STATS=1 counts the characters that merging may start whole; CACHE_SLOTS=N sizes the
+//! encoder's shared cache of merged pieces (0: none).
 
 use std::time::Instant;
 
@@ -26,7 +27,10 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let core = CoreBpe::new(ranks, vec![], pat).expect("build");
+    let mut core = CoreBpe::new(ranks, vec![], pat).expect("build");
+    if let Some(n) = std::env::var("CACHE_SLOTS").ok().and_then(|v| v.parse::<usize>().ok()) {
+        core.vocab.set_cache_slots(n);
+    }
     println!(
         "short table: {} keys, mean probe {:.2}, {} MB",
         core.vocab.short_table().len(),

@@ -72,8 +72,9 @@ pub fn pack(b: &[u8]) -> Option<Key> {
     Some((lo, hi | (n as u64) << 56))
 }
 
+/// The hash of a key (also `bpe::shared_cache`'s).
 #[inline(always)]
-fn mix(k: Key) -> u64 {
+pub(crate) fn mix(k: Key) -> u64 {
     let x = k.0.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ k.1.wrapping_mul(0xC2B2_AE3D_27D4_EB4F).rotate_left(31);
     (x ^ (x >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9)
 }

@@ -107,6 +107,22 @@ impl PyCoreBpe {
         run(py, move || CoreBpe::new(parsed, specials, &pattern)).map(PyCoreBpe::wrap)
     }
 
+    /// Entries of the encoder's cache of merged pieces, kept across calls and threads (0: off).
+    #[getter]
+    fn cache_capacity(&self) -> usize {
+        self.inner.vocab.shared_cache().slots()
+    }
+
+    /// A copy of this encoder whose cache holds `capacity` entries (rounded down to a power of
+    /// two; 0 turns it off). The copy starts with an empty cache.
+    fn with_cache_capacity(&self, py: Python<'_>, capacity: usize) -> PyResult<Self> {
+        run(py, || {
+            let mut inner = self.inner.clone();
+            inner.vocab.set_cache_slots(capacity);
+            Ok(PyCoreBpe::wrap(inner))
+        })
+    }
+
     #[getter]
     fn n_vocab(&self) -> usize {
         self.inner.vocab.n_vocab()

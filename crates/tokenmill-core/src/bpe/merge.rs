@@ -54,9 +54,10 @@ pub struct Scratch {
 /// piece's tokens in `tokens` and their count); longer ones, up to `LONG_MAX` bytes, of a hash
 /// map (CJK runs and whitespace runs of code: on a mixed 100 MB corpus one piece in 80 is long,
 /// they repeat about twice on average, and each costs dozens of merge steps). The tables are
-/// created only after `WARMUP` merged pieces, so short texts pay nothing. Per call rather than per encoder: an
-/// encoder stays immutable and needs no locking, and a large text or a batch (one cache per
-/// worker thread, shared by its documents) still gets the benefit.
+/// created only after `WARMUP` merged pieces, so short texts pay nothing here. A second
+/// level, the encoder's `SharedCache` (short pieces only, fixed size, lock-free), serves what
+/// this one cannot: many short calls, and the other threads of a batch. This level stays
+/// because it is private (plain loads) and small (it stays in the CPU's caches).
 /// Long piece -> (offset, count) of its tokens in `PieceCache::tokens`.
 type LongPieces = rustc_hash::FxHashMap<Box<[u8]>, (u32, u32)>;
 
@@ -146,9 +147,17 @@ pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scrat
             out.extend_from_slice(tokens);
             return;
         }
-        let before = out.len();
+        // Then the encoder's cache across calls and threads; a hit is kept in the call's
+        // cache too, which is smaller and stays in the CPU's caches.
+        let (before, hash) = (out.len(), table::mix(key));
+        let shared = vocab.shared_cache();
+        if shared.get(key, hash, out) {
+            scratch.cache.insert(key, &out[before..]);
+            return;
+        }
         merge_small(vocab, piece, out, scratch);
         scratch.cache.insert(key, &out[before..]);
+        shared.insert(key, hash, &out[before..]);
         return;
     }
     if let Some(r) = vocab.rank(piece) {

@@ -19,6 +19,7 @@ pub mod backtrack;
 pub mod chars;
 pub mod encoder;
 pub mod merge;
+pub mod shared_cache;
 pub mod trie;
 pub mod vocab;
 

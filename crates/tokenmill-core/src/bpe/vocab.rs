@@ -15,6 +15,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use super::chars;
+use super::shared_cache::SharedCache;
 use super::trie::TokenTrie;
 use crate::error::CoreError;
 use crate::table::{self, ShortKeyTable};
@@ -50,6 +51,8 @@ pub struct Vocab {
     char_infos: Vec<chars::CharInfo>,
     /// Tries for `backtrack`, one per byte set met (see `trie_within`).
     tries: TrieCache,
+    /// Merged short pieces, across calls and threads (see `shared_cache`).
+    shared: SharedCache,
 }
 
 /// The last few tries `trie_within` built, by byte set. Cloning a vocabulary starts empty.
@@ -186,6 +189,7 @@ impl Vocab {
             char_index: Vec::new(),
             char_infos: Vec::new(),
             tries: TrieCache::default(),
+            shared: SharedCache::default(),
         };
         let mut joinable = vec![0u64; 1 << 10];
         for t in (0..vocab.spans.len() as Rank).filter_map(|r| vocab.mergeable_bytes(r)) {
@@ -208,6 +212,17 @@ impl Vocab {
             None if bytes.len() > table::MAX_KEY => self.long.get(bytes).copied(),
             None => None,
         }
+    }
+
+    /// The cache of merged short pieces this vocabulary's encoders share (see `shared_cache`).
+    #[inline(always)]
+    pub fn shared_cache(&self) -> &SharedCache {
+        &self.shared
+    }
+
+    /// Replaces the shared cache with an empty one of `slots` slots (0: no cache).
+    pub fn set_cache_slots(&mut self, slots: usize) {
+        self.shared = SharedCache::new(slots);
     }
 
     /// Rank of the token whose packed key (`table::pack`) is `key`.
