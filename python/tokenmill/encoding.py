@@ -25,11 +25,11 @@ from . import _core, _schema
 from ._args import as_token_id, fix_surrogates, text_type_error
 from ._args import threads as _default_threads
 from ._io import PathLike
+from ._truncate import longest_prefix
 from .errors import InputError, TokenIdError, UnknownTokenError, VocabFormatError
 from .patterns import R50K_PAT
 from .specials import check_ids, freeze, resolve
 from .stream import StreamDecoder
-from ._truncate import longest_prefix
 from .tokenizer import Tokenizer, reader
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -46,6 +46,9 @@ pub struct Scratch {
     search: backtrack::Search,
 }
 
+/// Long piece -> (offset, count) of its tokens in `PieceCache::tokens`.
+type LongPieces = rustc_hash::FxHashMap<Box<[u8]>, (u32, u32)>;
+
 /// Merged pieces of one encode call, so that a word that is not a single token is merged once
 /// per call, not once per occurrence (in English prose and code about one piece in twelve
 /// needs merging, and those few pieces cost as much as all the others together).
@@ -58,9 +61,6 @@ pub struct Scratch {
 /// level, the encoder's `SharedCache` (short pieces only, fixed size, lock-free), serves what
 /// this one cannot: many short calls, and the other threads of a batch. This level stays
 /// because it is private (plain loads) and small (it stays in the CPU's caches).
-/// Long piece -> (offset, count) of its tokens in `PieceCache::tokens`.
-type LongPieces = rustc_hash::FxHashMap<Box<[u8]>, (u32, u32)>;
-
 #[derive(Default, Debug, Clone)]
 struct PieceCache {
     table: Option<ShortKeyTable>,
