@@ -24,7 +24,9 @@ HF's on every line (``exact``: yes / the count of differing lines).
 ``--scaling N`` measures the 2-thread speed-up instead (issue 10's 1.8x bar): N rounds, each a
 fresh 1-thread and a fresh 2-thread process per row back to back (and one probe of the
 machine's ceiling), so that a row's ratio compares runs made seconds apart; the median of the
-per-round ratios is reported with its range.
+per-round ratios is reported with its range, and two columns that split it (`scaling`):
+``busy`` (the code's share: did both threads work throughout?) and ``cpu+`` (the host's: how
+much more CPU time the same work took on two threads).
 """
 
 from __future__ import annotations
@@ -195,11 +197,11 @@ def run_one(lib: str, name: str, path: str, corpus: str, threads: int, mb: float
     else:
         raise SystemExit(f"unknown library {lib}")
     load = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     ids = enc()
-    t = time.perf_counter() - t0
+    t, cpu = time.perf_counter() - t0, time.process_time() - c0
     digests = [hashlib.sha1(json.dumps([int(i) for i in x]).encode()).hexdigest()[:12] for x in ids]
-    return {"load_ms": load * 1e3, "mbps": size / t, "digests": digests}
+    return {"load_ms": load * 1e3, "mbps": size / t, "cpu_s": cpu, "wall_s": t, "digests": digests}
 
 
 def measure(lib, name, path, corpus, threads, mb, repeat: int = 1) -> dict | None:
@@ -275,11 +277,17 @@ def main() -> int:
 
 
 def scaling(files: list[str], libs: list[str], mb: float, rounds: int, workdir: Path) -> int:
-    """Paired 1- and 2-thread runs, `rounds` times; prints medians and the ratio's range."""
+    """Paired 1- and 2-thread runs, `rounds` times; prints medians and the ratio's range.
+
+    Two more columns separate the code from the host. `busy` is the CPU time of the 2-thread
+    pass over twice its wall time: below 1 means a part ran on one thread (or waited). `cpu+`
+    is that pass's CPU time over the 1-thread pass's: the extra work of running two threads,
+    which includes the host slowing each vCPU down when both run. The speed-up is exactly
+    2 * busy / cpu+, so a shortfall lands in one column or the other."""
     import statistics
 
     print(f"{mb} MB per corpus; {rounds} rounds, each a fresh 1-thread then 2-thread process per row (first pass)")
-    runs: dict[tuple, list[tuple[float, float]]] = {}
+    runs: dict[tuple, list[tuple[dict, dict]]] = {}
     ceilings = []
     for _ in range(rounds):
         ceilings.append(parallel_ceiling())
@@ -290,17 +298,20 @@ def scaling(files: list[str], libs: list[str], mb: float, rounds: int, workdir: 
                     one = measure(lib, name, path, corpus, 1, mb)
                     two = measure(lib, name, path, corpus, 2, mb)
                     if one and two and "mbps" in one and "mbps" in two:
-                        runs.setdefault((name, corpus, lib), []).append((one["mbps"], two["mbps"]))
+                        runs.setdefault((name, corpus, lib), []).append((one, two))
     print(f"machine ceiling (two CPU-bound processes vs one): median {statistics.median(ceilings):.2f}x, "
           f"range {min(ceilings):.2f}-{max(ceilings):.2f}x")
-    print(f"{'file':8} {'corpus':13} {'library':12} {'1 thr MB/s':>10} {'2 thr MB/s':>10} {'ratio':>6}  range")
+    print(f"{'file':8} {'corpus':13} {'library':12} {'1 thr MB/s':>10} {'2 thr MB/s':>10} {'ratio':>6}  "
+          f"{'range':11} {'busy':>5} {'cpu+':>5}")
+    med = statistics.median
     for (name, corpus, lib), pairs in runs.items():
-        ratios = [b / a for a, b in pairs]
-        print(f"{name:8} {corpus:13} {lib:12} {statistics.median(a for a, _ in pairs):10.2f} "
-              f"{statistics.median(b for _, b in pairs):10.2f} {statistics.median(ratios):5.2f}x  "
-              f"{min(ratios):.2f}-{max(ratios):.2f}x")
+        ratios = [b["mbps"] / a["mbps"] for a, b in pairs]
+        busy = med(b["cpu_s"] / (2 * b["wall_s"]) for _, b in pairs)
+        grow = med(b["cpu_s"] / a["cpu_s"] for a, b in pairs)
+        rng = f"{min(ratios):.2f}-{max(ratios):.2f}x"
+        print(f"{name:8} {corpus:13} {lib:12} {med(a['mbps'] for a, _ in pairs):10.2f} "
+              f"{med(b['mbps'] for _, b in pairs):10.2f} {med(ratios):5.2f}x  {rng:11} {busy:5.2f} {grow:5.2f}")
     return 0
-
 
 if __name__ == "__main__":
     raise SystemExit(main())
