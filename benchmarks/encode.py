@@ -6,6 +6,7 @@ Usage::
     python benchmarks/encode.py --quick    # smaller corpora, 3 repeats (< 1 minute)
     python benchmarks/encode.py --repeat 9 --encodings o200k_base --corpora code
     python benchmarks/encode.py --first-pass   # vs gigatoken: one core, fresh process, new text (~4 minutes)
+    python benchmarks/encode.py --custom       # patterns no hand-written matcher covers, vs tiktoken (~2 minutes)
 
 Each measurement is the median of ``--repeat`` timed runs after one untimed warm-up; MB/s is
 bytes of UTF-8 input (1 MB = 10**6 bytes) divided by that median. Every tokenmill (and HF)
@@ -322,6 +323,64 @@ def first_pass(encodings, corpora, mb: float, rounds: int, log) -> int:
     return 0
 
 
+# ----------------------------------------------------------------------------- custom patterns
+LLAMA3_PAT = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+# Patterns that no hand-written matcher covers (each with a look-ahead, as GPT-style patterns
+# have), with the rank file they run on here.
+CUSTOM = {
+    "llama3-1digit": (LLAMA3_PAT.replace(r"\p{N}{1,3}", r"\p{N}"), "cl100k_base"),
+    "o200k-1digit": (None, "o200k_base"),  # o200k's pattern with one digit per piece
+}
+
+
+def custom(corpora, mb: float, repeat: int, log) -> int:
+    """Encoders with custom patterns: tokenmill (its lazy-DFA engine), tokenmill on the
+    backtracking engine (the same pattern wrapped in a group, which the DFA does not take) and
+    tiktoken (`fancy_regex`), same ranks. Each run is the first call of a new encoder object, so
+    no cache kept across calls helps; the median of `repeat` runs."""
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+
+    from tokenmill.patterns import O200K_PAT
+
+    texts = first_pass_texts(mb)
+    rows, ok = [], True
+    for name, (pattern, ranks_name) in CUSTOM.items():
+        pattern = pattern or O200K_PAT.replace(r"\p{N}{1,3}", r"\p{N}")
+        ranks = load_tiktoken_bpe(str(peers.shared_data() / "tiktoken" / f"{ranks_name}.tiktoken"))
+        makers = {
+            "tokenmill": lambda p=pattern: tokenmill.Encoding("c", p, ranks),
+            "tm backtrack": lambda p=pattern: tokenmill.Encoding("c", f"(?:{p})", ranks),
+            "tiktoken": lambda p=pattern: tiktoken.Encoding("c", pat_str=p, mergeable_ranks=ranks, special_tokens={}),
+        }
+        for corpus in corpora:
+            text = texts[corpus]
+            size = len(text.encode("utf-8")) / 1e6
+            speeds, ids = {}, {}
+            for lib, make in makers.items():
+                times = []
+                for _ in range(repeat):
+                    enc = make()
+                    t0 = time.perf_counter()
+                    got = enc.encode_ordinary(text)
+                    times.append(time.perf_counter() - t0)
+                ids[lib] = got
+                speeds[lib] = size / statistics.median(times)
+                engine = getattr(enc, "pretokenizer", "fancy_regex")
+                log(f"{name} {corpus} {lib} ({engine}): {speeds[lib]:.1f} MB/s")
+            exact = all(ids[lib] == ids["tiktoken"] for lib in ids)
+            ok &= exact
+            rows.append((name, corpus, size, speeds, exact))
+    print(f"{versions()}; one thread, first call of a new encoder, median of {repeat}; MB/s")
+    head = f"{'pattern':14} {'corpus':13} {'MB':>4} {'tokenmill':>9} {'tm backtrack':>12} {'tiktoken':>8}  {'vs tiktoken':>11}  exact"
+    print(head)
+    print("-" * len(head))
+    for name, corpus, size, sp, exact in rows:
+        print(f"{name:14} {corpus:13} {size:4.1f} {sp['tokenmill']:9.1f} {sp['tm backtrack']:12.1f} {sp['tiktoken']:8.1f}  "
+              f"{sp['tokenmill'] / sp['tiktoken']:10.2f}x  {'yes' if exact else 'NO'}")
+    return 0 if ok else 1
+
+
 # ----------------------------------------------------------------------------- report
 def cpu_model() -> str:
     try:
@@ -378,7 +437,8 @@ def main(argv=None) -> int:
     p.add_argument("--quiet", action="store_true", help="print only the final report")
     p.add_argument("--first-pass", action="store_true",
                    help="tokenmill vs gigatoken, one core, fresh process, new text (see first_pass)")
-    p.add_argument("--mb", type=float, default=20.0, help="--first-pass: MB of text per corpus (default 20)")
+    p.add_argument("--custom", action="store_true", help="custom patterns (no hand-written matcher) vs tiktoken")
+    p.add_argument("--mb", type=float, default=None, help="--first-pass / --custom: MB of text per corpus (default 20 / 4)")
     p.add_argument("--rounds", type=int, default=3, help="--first-pass: fresh processes per row (default 3)")
     p.add_argument("--first-pass-child", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -399,7 +459,9 @@ def main(argv=None) -> int:
     if args.first_pass:
         names = {"english": "prose"}
         encs = [e for e in args.encodings if e != "r50k_base"] if args.encodings == ENCODINGS else args.encodings
-        return first_pass(encs, [names.get(c, c) for c in args.corpora], args.mb, args.rounds, log)
+        return first_pass(encs, [names.get(c, c) for c in args.corpora], args.mb or 20.0, args.rounds, log)
+    if args.custom:
+        return custom([{"english": "prose"}.get(c, c) for c in args.corpora], args.mb or 4.0, repeat, log)
     corpora = load_corpora(args.quick, args.corpora)
     rows = bench(args.encodings, corpora, repeat, not args.no_hf, log, args.quick)
     print(cpu_model())

@@ -32,6 +32,8 @@ def test_pattern_names_resolve_to_the_core_strings():
         assert enc.pretokenizer != "regex", name
 
 
-def test_a_custom_pattern_runs_on_the_regex_engine():
+def test_a_custom_pattern_runs_on_a_general_engine():
     enc = tokenmill.Encoding("custom", r"\w+|\s+", {bytes([i]): i for i in range(256)})
+    assert enc.pretokenizer == "dfa"
+    enc = tokenmill.Encoding("custom", r"(?<=x)\w+|\s+", {bytes([i]): i for i in range(256)})
     assert enc.pretokenizer == "regex"

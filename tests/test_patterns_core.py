@@ -23,5 +23,5 @@ def test_pretokenizer_names_the_engine():
     assert tokenmill.get_encoding("gpt2")._core.pretokenizer == "r50k"
     assert tokenmill.get_encoding("p50k_base")._core.pretokenizer == "r50k"
     custom = tokenmill.Encoding("custom", r"\w+|\s+|[^\w\s]+", {bytes([i]): i for i in range(256)}, {})
-    assert custom._core.pretokenizer == "regex"
+    assert custom._core.pretokenizer == "dfa"
     assert not custom._core.fast_pretokenizer

@@ -269,7 +269,9 @@ class Encoding(Tokenizer):
     @property
     def pretokenizer(self) -> str:
         """The pre-tokenizer this encoding runs: ``"r50k"``, ``"cl100k"`` or ``"o200k"`` (the
-        hand-written matchers of the standard patterns), or ``"regex"`` (any other pattern).
+        hand-written matchers of the standard patterns), ``"dfa"`` (any other pattern the lazy DFA
+        runs: no look-around but ``\\s+(?!\\S)``, no possessive quantifier) or ``"regex"`` (the
+        backtracking engine, for the rest).
 
         >>> from tokenmill import get_encoding
         >>> get_encoding("cl100k_base").pretokenizer

@@ -20,7 +20,7 @@ keyword meanings:
 ``id_to_token(id)``       the token as text (byte-level: its UTF-8, U+FFFD for partial bytes)
 ``token_bytes(id)``       the token's exact bytes
 ``special_tokens``        ``{text: id}`` (a copy)
-``pretokenizer``          which pre-tokenizer runs (``"cl100k"``..., ``"regex"``, ``"python"``)
+``pretokenizer``          which pre-tokenizer runs (``"cl100k"``..., ``"dfa"``, ``"regex"``, ``"python"``)
 ``training``              metadata of the training run, ``{}`` if none (a copy)
 ``to_dict`` / ``from_dict``  tokenmill's native document (tagged, versioned)
 ``save(path)``            the native document, written atomically; ``Tokenizer.load`` reads it
@@ -198,7 +198,8 @@ class Tokenizer(abc.ABC):
     @property
     def pretokenizer(self) -> str:
         """Which pre-tokenizer runs: a hand-written matcher of the core (``"r50k"``,
-        ``"cl100k"``, ``"o200k"``), the core's general regex engine (``"regex"``) or Python's
+        ``"cl100k"``, ``"o200k"``), the core's lazy-DFA engine (``"dfa"``) or backtracking regex
+        engine (``"regex"``) for any other pattern, or Python's
         ``re`` (``"python"``, the string-vocabulary families)."""
         return "python"
 

@@ -115,11 +115,18 @@ fn dump_tiktoken<'py>(py: Python<'py>, ranks: Vec<(Vec<u8>, Rank)>) -> Bound<'py
     PyBytes::new(py, &tk::dump(&ranks))
 }
 
-/// Pre-tokenizes `text` with `pattern`; `fast=False` forces the generic regex engine.
+/// Pre-tokenizes `text` with `pattern`; `fast=False` forces the backtracking regex engine,
+/// `dfa=True` the lazy DFA (a `ValueError` for a pattern it cannot run); for tests.
 #[pyfunction]
-#[pyo3(signature = (pattern, text, fast=true))]
-fn pretokenize(py: Python<'_>, pattern: &str, text: &str, fast: bool) -> PyResult<Vec<(usize, usize)>> {
-    let p = tokenmill_core::pretokenize::Pretokenizer::with_engine(pattern, fast).map_err(|e| map_err(py, e))?;
+#[pyo3(signature = (pattern, text, fast=true, dfa=false))]
+fn pretokenize(py: Python<'_>, pattern: &str, text: &str, fast: bool, dfa: bool) -> PyResult<Vec<(usize, usize)>> {
+    use tokenmill_core::pretokenize::Pretokenizer;
+    let p = if dfa {
+        Pretokenizer::dfa(pattern)
+            .ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("the DFA engine cannot run {pattern:?}")))?
+    } else {
+        Pretokenizer::with_engine(pattern, fast).map_err(|e| map_err(py, e))?
+    };
     run(py, || p.split(text))
 }
 

@@ -378,7 +378,8 @@ class HFTokenizer(Tokenizer):
     @property
     def pretokenizer(self) -> str:
         """``"r50k"``, ``"o200k"``...: a byte-level file running on tokenmill's own engine and
-        hand-written matcher (same ids); ``"regex"``: that engine with the general regex;
+        hand-written matcher (same ids); ``"dfa"`` / ``"regex"``: that engine with a general
+        regex engine (the lazy DFA, or the backtracking one for look-arounds);
         ``"hf"``: the file's general pipeline."""
         return self._core.pretokenizer
 

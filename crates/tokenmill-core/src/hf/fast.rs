@@ -74,10 +74,10 @@ fn byte_level_splitter(pre: &PreTokenizer) -> Option<&Pretokenizer> {
     // An `Isolated`, not inverted `Split` whose regex is exactly `pattern`.
     let isolated = |p: &PreTokenizer, pattern: &str| {
         matches!(p, PreTokenizer::Split {
-            pattern: CompiledPattern::Regex(Pretokenizer::Regex(re)),
+            pattern: CompiledPattern::Regex(re),
             behavior: SplitBehavior::Isolated,
             invert: false,
-        } if re.as_str() == pattern)
+        } if re.source() == Some(pattern))
     };
     match pre {
         PreTokenizer::ByteLevel { add_prefix_space: false, use_regex: true, re } => Some(re),

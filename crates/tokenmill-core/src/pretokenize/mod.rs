@@ -1,27 +1,31 @@
 //! Pre-tokenization: splitting text into the pieces that BPE merges within.
 //!
-//! Two engines, one contract: `Pretokenizer::for_each_piece` reports exactly the pieces
+//! Three engines, one contract: `Pretokenizer::for_each_piece` reports exactly the pieces
 //! `fancy_regex::Regex::find_iter` would. The known OpenAI patterns (r50k/gpt2, cl100k,
 //! o200k; their strings are in `patterns`, the one copy) and common Hugging Face split regexes
 //! (Llama 3, Qwen2) get hand-written matchers (`fast`, on the Unicode tables of `unicode`),
-//! because a general backtracking regex is where peers spend most of their time; any other
-//! pattern runs on `fancy_regex`, the engine tiktoken uses, so custom patterns keep tiktoken's
-//! semantics. One matcher stands for no single regex: `KnownPattern::DeepSeekV3` gives the
-//! pieces of DeepSeek V3's sequence of three `Isolated` splits (each split running inside the
-//! pieces of the one before), which `hf::fast` selects from the file's pre-tokenizer. `cuts` holds the rules for where a text
-//! may be cut without changing its pieces.
+//! because a general backtracking regex is where peers spend most of their time. Any other
+//! pattern runs on a lazy DFA (`dfa`) when it can: no look-around but the usual `\s+(?!\S)`
+//! alternative, which it handles by hand. The rest runs on `fancy_regex`, the engine tiktoken
+//! uses, so custom patterns keep tiktoken's semantics. One matcher stands for no single regex:
+//! `KnownPattern::DeepSeekV3` gives the pieces of DeepSeek V3's sequence of three `Isolated`
+//! splits (each split running inside the pieces of the one before), which `hf::fast` selects
+//! from the file's pre-tokenizer. `cuts` holds the rules for where a text may be cut without
+//! changing its pieces.
 //!
 //! This module does not know about special tokens: callers split those off first and
 //! pre-tokenize each segment on its own (so `$` means "end of segment", as in tiktoken).
 
 pub mod bert;
 pub mod cuts;
+pub mod dfa;
 pub mod fast;
 pub mod patterns;
 pub mod unicode;
 
 use crate::error::CoreError;
 pub use cuts::safe_cuts;
+pub use dfa::DfaSplitter;
 pub use fast::KnownPattern;
 pub use patterns::{CL100K_PAT, GPT2_ORIGINAL_PAT, O200K_PAT, R50K_PAT};
 
@@ -30,24 +34,40 @@ pub use patterns::{CL100K_PAT, GPT2_ORIGINAL_PAT, O200K_PAT, R50K_PAT};
 pub enum Pretokenizer {
     /// Hand-written matcher for a known pattern.
     Fast(KnownPattern),
-    /// Generic backtracking regex (tiktoken's engine) for any other pattern.
+    /// Any other pattern the lazy DFA can run (`dfa`: no look-around but `\s+(?!\S)`).
+    Dfa(Box<DfaSplitter>),
+    /// Generic backtracking regex (tiktoken's engine) for the rest.
     Regex(Box<fancy_regex::Regex>),
 }
 
 impl Pretokenizer {
-    /// Compiles `pattern`, choosing the hand-written matcher when the pattern is a known one.
+    /// Compiles `pattern`: the hand-written matcher when the pattern is a known one, else the
+    /// lazy DFA when the pattern allows it, else the backtracking regex.
     pub fn new(pattern: &str) -> Result<Self, CoreError> {
         Self::with_engine(pattern, true)
     }
 
-    /// Like `new`, but `allow_fast=false` forces the generic regex engine (used by tests to
-    /// check the hand-written matchers against the regex).
+    /// Like `new`, but `allow_fast=false` forces the backtracking regex engine (used by tests
+    /// to check the other engines against it).
     pub fn with_engine(pattern: &str, allow_fast: bool) -> Result<Self, CoreError> {
         if allow_fast {
             if let Some(kind) = KnownPattern::from_pattern(pattern) {
                 return Ok(Pretokenizer::Fast(kind));
             }
+            if let Some(d) = DfaSplitter::new(pattern) {
+                return Ok(Pretokenizer::Dfa(Box::new(d)));
+            }
         }
+        Self::backtracking(pattern)
+    }
+
+    /// The lazy DFA engine for `pattern` even when a hand-written matcher exists (for tests),
+    /// or `None` when the pattern needs the backtracking engine.
+    pub fn dfa(pattern: &str) -> Option<Self> {
+        DfaSplitter::new(pattern).map(|d| Pretokenizer::Dfa(Box::new(d)))
+    }
+
+    fn backtracking(pattern: &str) -> Result<Self, CoreError> {
         // Why the large backtrack limit: the default (1e6) makes tiktoken fail on ~1M spaces
         // followed by a letter; a failure here would be an error on valid text.
         let re = fancy_regex::RegexBuilder::new(pattern)
@@ -57,16 +77,27 @@ impl Pretokenizer {
         Ok(Pretokenizer::Regex(Box::new(re)))
     }
 
+    /// The pattern string of a general engine (`None` for a hand-written matcher).
+    pub fn source(&self) -> Option<&str> {
+        match self {
+            Pretokenizer::Fast(_) => None,
+            Pretokenizer::Dfa(d) => Some(d.as_str()),
+            Pretokenizer::Regex(re) => Some(re.as_str()),
+        }
+    }
+
     /// True when the hand-written matcher is used.
     pub fn is_fast(&self) -> bool {
         matches!(self, Pretokenizer::Fast(_))
     }
 
     /// Which engine runs: the hand-written matcher's name (`KnownPattern::name`: `"r50k"`,
-    /// `"cl100k"`, `"o200k"`), or `"regex"` for the `fancy_regex` fallback.
+    /// `"cl100k"`, `"o200k"`), `"dfa"` for the lazy DFA, or `"regex"` for the `fancy_regex`
+    /// fallback.
     pub fn name(&self) -> &'static str {
         match self {
             Pretokenizer::Fast(kind) => kind.name(),
+            Pretokenizer::Dfa(_) => "dfa",
             Pretokenizer::Regex(_) => "regex",
         }
     }
@@ -76,6 +107,10 @@ impl Pretokenizer {
         match self {
             Pretokenizer::Fast(kind) => {
                 kind.for_each_piece(text, f);
+                Ok(())
+            }
+            Pretokenizer::Dfa(d) => {
+                d.for_each_piece(text, f);
                 Ok(())
             }
             Pretokenizer::Regex(re) => {
@@ -118,8 +153,10 @@ mod tests {
         assert_eq!(names, ["r50k", "cl100k", "o200k"]);
         let families: Vec<&str> = KNOWN_PATTERNS.iter().map(|(f, _)| *f).collect();
         assert_eq!(families, ["r50k_base", "cl100k_base", "o200k_base"]);
-        // Anything else, even a pattern that splits the same way, runs on the regex engine.
+        // Anything else, even a pattern that splits the same way, runs on a general engine.
+        assert_eq!(Pretokenizer::new(&format!("{GPT2_ORIGINAL_PAT}|x")).unwrap().name(), "dfa");
         assert_eq!(Pretokenizer::new(&format!("{R50K_PAT}|x")).unwrap().name(), "regex");
+        assert_eq!(Pretokenizer::new(&format!("{CL100K_PAT}|x")).unwrap().name(), "regex");
         assert_eq!(Pretokenizer::with_engine(CL100K_PAT, false).unwrap().name(), "regex");
     }
 }

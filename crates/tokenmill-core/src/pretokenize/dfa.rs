@@ -1,0 +1,272 @@
+//! The general pre-tokenizer for patterns no hand-written matcher covers, on a lazy DFA
+//! (regex-automata's meta engine) instead of `fancy_regex`'s backtracking VM.
+//!
+//! Why: `fancy_regex` runs a whole pattern on its backtracking VM as soon as it holds one
+//! look-around, and every GPT-style pattern does: the alternative `\s+(?!\S)` (a whitespace
+//! run gives its last character to the word after it). That look-ahead is handled here by
+//! hand, so the rest runs on a DFA:
+//!
+//! * the pattern is cut into its top-level alternatives, compiled as one multi-pattern regex
+//!   (leftmost-first: at a position, the first alternative that matches wins, exactly as in the
+//!   alternation), with `\s+(?!\S)` replaced by `\s+`;
+//! * when that alternative wins with a run of `n` characters: at the end of the text the
+//!   look-ahead holds and the run stays whole; before a non-space it keeps `n - 1` characters
+//!   (what backtracking finds: the last space is then followed by a space); with `n == 1` the
+//!   original alternative fails, so the alternatives after it are tried at the same position
+//!   (`rest`), and when none matches there the search goes on from the next character, as the
+//!   backtracking search does.
+//!
+//! Which patterns it takes (`DfaSplitter::new` returns `None` for the others, which stay on
+//! `fancy_regex`): every top-level alternative compiles with `regex-syntax` (so no other
+//! look-around, backreference, possessive quantifier or atomic group), none can match the empty
+//! string (`for_each_piece` drops empty matches, HF's splits keep them), at most one is
+//! exactly `\s+(?!\S)`, and no inline flag group `(?i)` stands at the top level (it would reach
+//! across alternatives, which are compiled apart here). The Unicode classes are regex-syntax's,
+//! the tables `fancy_regex` delegates to, so the pieces are the same.
+
+use regex_automata::meta::Regex;
+use regex_automata::{Anchored, Input};
+
+/// The look-ahead alternative handled by hand.
+const LOOKAHEAD_ALT: &str = r"\s+(?!\S)";
+
+/// A pattern compiled for the lazy DFA; see the module comment.
+#[derive(Debug, Clone)]
+pub struct DfaSplitter {
+    /// The pattern as given.
+    pattern: String,
+    /// Every alternative, `\s+(?!\S)` as `\s+`.
+    all: Regex,
+    /// The index of the `\s+(?!\S)` alternative, if any.
+    lookahead: Option<usize>,
+    /// The alternatives after it, tried where it fails (`None`: there are none).
+    rest: Option<Regex>,
+}
+
+impl DfaSplitter {
+    /// Compiles `pattern` for the DFA, or `None` when it needs the backtracking engine.
+    pub fn new(pattern: &str) -> Option<Self> {
+        let alts = top_level_alternatives(pattern)?;
+        let lookahead: Vec<usize> =
+            alts.iter().enumerate().filter(|(_, a)| **a == LOOKAHEAD_ALT).map(|(i, _)| i).collect();
+        if lookahead.len() > 1 {
+            return None;
+        }
+        let lookahead = lookahead.first().copied();
+        let compiled: Vec<&str> = alts.iter().map(|a| if *a == LOOKAHEAD_ALT { r"\s+" } else { a }).collect();
+        for alt in &compiled {
+            let hir = regex_syntax::Parser::new().parse(alt).ok()?;
+            if hir.properties().minimum_len().is_none_or(|n| n == 0) {
+                return None;
+            }
+        }
+        let all = Regex::new_many(&compiled).ok()?;
+        let rest = match lookahead {
+            Some(j) if j + 1 < compiled.len() => Some(Regex::new_many(&compiled[j + 1..]).ok()?),
+            _ => None,
+        };
+        Some(DfaSplitter { pattern: pattern.to_string(), all, lookahead, rest })
+    }
+
+    /// The pattern as given.
+    pub fn as_str(&self) -> &str {
+        &self.pattern
+    }
+
+    /// Calls `f(start, end)` for each piece `fancy_regex::Regex::find_iter` would give.
+    pub fn for_each_piece<F: FnMut(usize, usize)>(&self, text: &str, mut f: F) {
+        let bytes = text.as_bytes();
+        let mut pos = 0;
+        while pos < text.len() {
+            // Pieces are usually back to back: an anchored search needs only the forward DFA.
+            let (start, end, pid) = match self.all.search_half(&Input::new(text).range(pos..).anchored(Anchored::Yes)) {
+                Some(h) => (pos, h.offset(), h.pattern().as_usize()),
+                None => match self.all.search(&Input::new(text).range(pos..)) {
+                    Some(m) => (m.start(), m.end(), m.pattern().as_usize()),
+                    None => return,
+                },
+            };
+            if Some(pid) != self.lookahead || end == text.len() {
+                f(start, end);
+                pos = end;
+                continue;
+            }
+            // The run [start, end) is followed by a non-space: keep all but its last character.
+            let last = prev_char_start(bytes, end);
+            if last > start {
+                f(start, last);
+                pos = last;
+                continue;
+            }
+            // One space before a non-space: `\s+(?!\S)` fails here; the later alternatives?
+            let later = self
+                .rest
+                .as_ref()
+                .and_then(|r| r.search_half(&Input::new(text).range(start..).anchored(Anchored::Yes)));
+            match later {
+                Some(h) => {
+                    f(start, h.offset());
+                    pos = h.offset();
+                }
+                // Nothing matches at `start`: the search resumes at the next character.
+                None => pos = end,
+            }
+        }
+    }
+}
+
+/// The start of the character that ends at `end`.
+fn prev_char_start(bytes: &[u8], end: usize) -> usize {
+    let mut i = end - 1;
+    while i > 0 && (bytes[i] & 0xC0) == 0x80 {
+        i -= 1;
+    }
+    i
+}
+
+/// `pattern` cut at its top-level `|`, or `None` for a pattern with a top-level inline flag
+/// group (`(?i)`: its flags would reach across the cut), a possessive quantifier (`a++`, which
+/// `regex-syntax` would read as a repeated greedy one) or unbalanced brackets.
+fn top_level_alternatives(pattern: &str) -> Option<Vec<&str>> {
+    let b = pattern.as_bytes();
+    let (mut depth, mut class, mut start, mut i) = (0usize, 0usize, 0usize, 0usize);
+    // The item before is a quantifier: a `+` now would make it possessive.
+    let mut after_quantifier = false;
+    let mut out = Vec::new();
+    while i < b.len() {
+        let quantifier = class == 0 && matches!(b[i], b'+' | b'*' | b'?' | b'}');
+        match b[i] {
+            b'\\' => {
+                // `\p{..}`, `\x{..}`, `\u{..}`: the braces belong to the escape.
+                i += 1;
+                if matches!(b.get(i), Some(b'p' | b'P' | b'x' | b'u')) && b.get(i + 1) == Some(&b'{') {
+                    i += b[i..].iter().position(|&c| c == b'}')?;
+                }
+            }
+            b'[' => {
+                class += 1;
+                // A `]` (after an optional `^`) right after the opening bracket is a literal.
+                if b.get(i + 1) == Some(&b'^') {
+                    i += 1;
+                }
+                if b.get(i + 1) == Some(&b']') {
+                    i += 1;
+                }
+            }
+            b']' if class > 0 => class -= 1,
+            _ if class > 0 => {}
+            b'+' if after_quantifier => return None,
+            b'(' => {
+                if depth == 0 && is_flag_group(&b[i..]) {
+                    return None;
+                }
+                depth += 1;
+                // `(?`: the `?` is not a quantifier.
+                if b.get(i + 1) == Some(&b'?') {
+                    i += 1;
+                }
+            }
+            b')' => depth = depth.checked_sub(1)?,
+            b'|' if depth == 0 => {
+                out.push(&pattern[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        after_quantifier = quantifier;
+        i += 1;
+    }
+    if depth != 0 || class != 0 {
+        return None;
+    }
+    out.push(&pattern[start..]);
+    Some(out)
+}
+
+/// True for `(?flags)` (no colon): a flag setting that holds to the end of its group.
+fn is_flag_group(s: &[u8]) -> bool {
+    if !s.starts_with(b"(?") {
+        return false;
+    }
+    for &c in &s[2..] {
+        match c {
+            b')' => return true,
+            b'-' | b'a'..=b'z' | b'A'..=b'Z' => {}
+            _ => return false,
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pieces_dfa(pattern: &str, text: &str) -> Vec<(usize, usize)> {
+        let d = DfaSplitter::new(pattern).expect("compiles for the DFA");
+        let mut out = Vec::new();
+        d.for_each_piece(text, |s, e| out.push((s, e)));
+        out
+    }
+
+    fn pieces_fancy(pattern: &str, text: &str) -> Vec<(usize, usize)> {
+        let re = fancy_regex::Regex::new(pattern).unwrap();
+        re.find_iter(text).map(|m| m.unwrap()).filter(|m| m.end() > m.start()).map(|m| (m.start(), m.end())).collect()
+    }
+
+    const LLAMA3: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+
+    #[test]
+    fn same_pieces_as_fancy_regex() {
+        let patterns = [
+            LLAMA3,
+            crate::pretokenize::O200K_PAT,
+            crate::pretokenize::GPT2_ORIGINAL_PAT,
+            crate::pretokenize::patterns::QWEN2_PAT,
+            crate::pretokenize::patterns::DEEPSEEK_V3_MAIN_PAT,
+            // The look-ahead alternative last: nothing after it to fall back on.
+            r"\p{L}+|\p{N}|[^\s\p{L}\p{N}]+|\s+(?!\S)",
+            // Gaps: characters no alternative matches.
+            r"[a-z]+|\s+(?!\S)|\d",
+        ];
+        let texts = [
+            "Hello world  foo   bar\n\n  baz\t\tqux  ",
+            "x  y",
+            " a",
+            "  ",
+            "a \u{3000}\u{3000}b \u{a0}c  \u{2028}d",
+            "it's 12345 dollars!!  \r\n  ok",
+            "日本語 テキスト  です。",
+            "A  ",
+            "!! ?? ..",
+            "Ab 9  9 ZZ  !",
+        ];
+        for p in patterns {
+            for t in texts {
+                assert_eq!(pieces_dfa(p, t), pieces_fancy(p, t), "pattern {p:?} text {t:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn patterns_it_leaves_to_the_backtracking_engine() {
+        // Possessive quantifiers, other look-arounds, an empty match, a top-level flag group.
+        for p in [r"\p{L}++|\s", r"(?<=a)b|\s", r"a*|b", r"(?i)a|b", r"\s+(?!\S)|x|\s+(?!\S)", r"(a|b"] {
+            assert!(DfaSplitter::new(p).is_none(), "{p}");
+        }
+        // A scoped flag group is fine.
+        assert!(DfaSplitter::new(r"(?i:ab)|\s+").is_some());
+    }
+
+    #[test]
+    fn alternatives_are_cut_at_the_top_level_only() {
+        assert_eq!(top_level_alternatives(r"a|(b|c)|[|]|\||d").unwrap(), ["a", "(b|c)", "[|]", r"\|", "d"]);
+        assert_eq!(top_level_alternatives(r"[]|]|x").unwrap(), ["[]|]", "x"]);
+        assert_eq!(top_level_alternatives(r"[^]|]|x").unwrap(), ["[^]|]", "x"]);
+        assert_eq!(top_level_alternatives(r"[a[b|c]]|x").unwrap(), ["[a[b|c]]", "x"]);
+        assert_eq!(top_level_alternatives(r"\p{L}+|\++|a+?|(?:b)+").unwrap(), [r"\p{L}+", r"\++", "a+?", "(?:b)+"]);
+        for possessive in [r"a++", r"a?+", r"a*+", r"a{2}+", r"(?:ab)++", r"x|[^\r\n\p{L}\p{N}]?+\p{L}+"] {
+            assert!(top_level_alternatives(possessive).is_none(), "{possessive}");
+        }
+    }
+}
