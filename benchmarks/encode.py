@@ -330,6 +330,9 @@ LLAMA3_PAT = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
 CUSTOM = {
     "llama3-1digit": (LLAMA3_PAT.replace(r"\p{N}{1,3}", r"\p{N}"), "cl100k_base"),
     "o200k-1digit": (None, "o200k_base"),  # o200k's pattern with one digit per piece
+    # tiktoken's cl100k spelling (possessive quantifiers, which the DFA runs as greedy ones
+    # where that changes nothing) with runs of up to two digits.
+    "cl100k-2digit": (None, "cl100k_base"),
 }
 
 
@@ -341,12 +344,15 @@ def custom(corpora, mb: float, repeat: int, log) -> int:
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
 
-    from tokenmill.patterns import O200K_PAT
+    from tokenmill.patterns import CL100K_PAT, O200K_PAT
 
     texts = first_pass_texts(mb)
     rows, ok = [], True
     for name, (pattern, ranks_name) in CUSTOM.items():
-        pattern = pattern or O200K_PAT.replace(r"\p{N}{1,3}", r"\p{N}")
+        if name == "o200k-1digit":
+            pattern = O200K_PAT.replace(r"\p{N}{1,3}", r"\p{N}")
+        elif name == "cl100k-2digit":
+            pattern = CL100K_PAT.replace(r"\p{N}{1,3}+", r"\p{N}{1,2}+")
         ranks = load_tiktoken_bpe(str(peers.shared_data() / "tiktoken" / f"{ranks_name}.tiktoken"))
         makers = {
             "tokenmill": lambda p=pattern: tokenmill.Encoding("c", p, ranks),

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import tokenmill
 from tokenmill import _core
-from tokenmill.patterns import O200K_PAT
+from tokenmill.patterns import CL100K_PAT, O200K_PAT, R50K_PAT
 
 LLAMA3 = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
@@ -18,6 +18,9 @@ PATTERNS = {
     "llama3": LLAMA3,
     "qwen2": LLAMA3.replace(r"\p{N}{1,3}", r"\p{N}"),
     "o200k": O200K_PAT,
+    # tiktoken's spellings, with possessive quantifiers the DFA runs as greedy ones.
+    "cl100k": CL100K_PAT,
+    "r50k": R50K_PAT,
     "gpt2": GPT2,
     # The look-ahead alternative last (nothing after it to fall back on), and one with gaps:
     # characters that no alternative matches.
@@ -50,13 +53,14 @@ def test_the_dfa_on_long_runs(name):
 
 def test_which_patterns_run_on_the_dfa():
     byte_vocab = {bytes([i]): i for i in range(256)}
-    for pattern in (LLAMA3.replace(r"\p{N}{1,3}", r"\p{N}{1,2}"), r"\w+|\s+"):
+    for pattern in (LLAMA3.replace(r"\p{N}{1,3}", r"\p{N}{1,2}"), r"\w+|\s+", CL100K_PAT + "|x"):
         assert tokenmill.Encoding("custom", pattern, byte_vocab).pretokenizer == "dfa"
-    # Possessive quantifiers, look-behind, a pattern that can match nothing: the backtracking engine.
-    for pattern in (r"\p{L}++|\s", r"(?<=a)b|\s", r"a*|b"):
+    # A possessive quantifier that could give back, look-behind, a pattern that can match
+    # nothing: the backtracking engine.
+    for pattern in (r"\p{L}++\p{L}|\s", r"(?<=a)b|\s", r"a*|b"):
         assert tokenmill.Encoding("custom", pattern, byte_vocab).pretokenizer == "regex"
     with pytest.raises(ValueError, match="DFA engine cannot run"):
-        _core.pretokenize(r"\p{L}++|\s", "x", dfa=True)
+        _core.pretokenize(r"\p{L}++\p{L}|\s", "x", dfa=True)
 
 
 def test_a_custom_pattern_gives_tiktokens_ids(shared_data):

@@ -270,7 +270,8 @@ class Encoding(Tokenizer):
     def pretokenizer(self) -> str:
         """The pre-tokenizer this encoding runs: ``"r50k"``, ``"cl100k"`` or ``"o200k"`` (the
         hand-written matchers of the standard patterns), ``"dfa"`` (any other pattern the lazy DFA
-        runs: no look-around but ``\\s+(?!\\S)``, no possessive quantifier) or ``"regex"`` (the
+        runs: no look-around but ``\\s+(?!\\S)``, possessive quantifiers only where they give
+        nothing back) or ``"regex"`` (the
         backtracking engine, for the rest).
 
         >>> from tokenmill import get_encoding

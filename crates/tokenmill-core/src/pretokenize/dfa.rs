@@ -24,6 +24,7 @@
 //! across alternatives, which are compiled apart here). The Unicode classes are regex-syntax's,
 //! the tables `fancy_regex` delegates to, so the pieces are the same.
 
+use super::possessive;
 use regex_automata::meta::Regex;
 use regex_automata::{Anchored, Input};
 
@@ -53,7 +54,10 @@ impl DfaSplitter {
             return None;
         }
         let lookahead = lookahead.first().copied();
-        let compiled: Vec<&str> = alts.iter().map(|a| if *a == LOOKAHEAD_ALT { r"\s+" } else { a }).collect();
+        let compiled: Vec<String> = alts
+            .iter()
+            .map(|a| if *a == LOOKAHEAD_ALT { Some(r"\s+".to_string()) } else { possessive::rewrite(a) })
+            .collect::<Option<_>>()?;
         for alt in &compiled {
             let hir = regex_syntax::Parser::new().parse(alt).ok()?;
             if hir.properties().minimum_len().is_none_or(|n| n == 0) {
@@ -125,8 +129,8 @@ fn prev_char_start(bytes: &[u8], end: usize) -> usize {
 }
 
 /// `pattern` cut at its top-level `|`, or `None` for a pattern with a top-level inline flag
-/// group (`(?i)`: its flags would reach across the cut), a possessive quantifier (`a++`, which
-/// `regex-syntax` would read as a repeated greedy one) or unbalanced brackets.
+/// group (`(?i)`: its flags would reach across the cut), a possessive quantifier inside a group
+/// (`(?:a++)`, which `regex-syntax` would read as a repeated greedy one) or unbalanced brackets.
 fn top_level_alternatives(pattern: &str) -> Option<Vec<&str>> {
     let b = pattern.as_bytes();
     let (mut depth, mut class, mut start, mut i) = (0usize, 0usize, 0usize, 0usize);
@@ -155,7 +159,8 @@ fn top_level_alternatives(pattern: &str) -> Option<Vec<&str>> {
             }
             b']' if class > 0 => class -= 1,
             _ if class > 0 => {}
-            b'+' if after_quantifier => return None,
+            // Inside a group (the top level is `possessive::rewrite`'s).
+            b'+' if after_quantifier && depth > 0 => return None,
             b'(' => {
                 if depth == 0 && is_flag_group(&b[i..]) {
                     return None;
@@ -222,6 +227,8 @@ mod tests {
             LLAMA3,
             crate::pretokenize::O200K_PAT,
             crate::pretokenize::GPT2_ORIGINAL_PAT,
+            crate::pretokenize::R50K_PAT,
+            crate::pretokenize::CL100K_PAT,
             crate::pretokenize::patterns::QWEN2_PAT,
             crate::pretokenize::patterns::DEEPSEEK_V3_MAIN_PAT,
             // The look-ahead alternative last: nothing after it to fall back on.
@@ -240,6 +247,9 @@ mod tests {
             "A  ",
             "!! ?? ..",
             "Ab 9  9 ZZ  !",
+            "end with spaces   ",
+            "x\n\n\n  \t ",
+            "1234567 !!!\n\r\n ,,,abc",
         ];
         for p in patterns {
             for t in texts {
@@ -250,8 +260,11 @@ mod tests {
 
     #[test]
     fn patterns_it_leaves_to_the_backtracking_engine() {
-        // Possessive quantifiers, other look-arounds, an empty match, a top-level flag group.
-        for p in [r"\p{L}++|\s", r"(?<=a)b|\s", r"a*|b", r"(?i)a|b", r"\s+(?!\S)|x|\s+(?!\S)", r"(a|b"] {
+        // Possessive quantifiers that could give back, other look-arounds, an empty match, a
+        // top-level flag group.
+        for p in
+            [r"\p{L}++\p{L}|\s", r"(?:ab)++|\s", r"(?<=a)b|\s", r"a*|b", r"(?i)a|b", r"\s+(?!\S)|x|\s+(?!\S)", r"(a|b"]
+        {
             assert!(DfaSplitter::new(p).is_none(), "{p}");
         }
         // A scoped flag group is fine.
@@ -265,7 +278,7 @@ mod tests {
         assert_eq!(top_level_alternatives(r"[^]|]|x").unwrap(), ["[^]|]", "x"]);
         assert_eq!(top_level_alternatives(r"[a[b|c]]|x").unwrap(), ["[a[b|c]]", "x"]);
         assert_eq!(top_level_alternatives(r"\p{L}+|\++|a+?|(?:b)+").unwrap(), [r"\p{L}+", r"\++", "a+?", "(?:b)+"]);
-        for possessive in [r"a++", r"a?+", r"a*+", r"a{2}+", r"(?:ab)++", r"x|[^\r\n\p{L}\p{N}]?+\p{L}+"] {
+        for possessive in [r"(?:a++)", r"(a?+)", r"(?i:a*+)"] {
             assert!(top_level_alternatives(possessive).is_none(), "{possessive}");
         }
     }

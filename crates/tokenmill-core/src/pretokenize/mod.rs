@@ -21,6 +21,7 @@ pub mod cuts;
 pub mod dfa;
 pub mod fast;
 pub mod patterns;
+pub mod possessive;
 pub mod unicode;
 
 use crate::error::CoreError;
@@ -154,9 +155,10 @@ mod tests {
         let families: Vec<&str> = KNOWN_PATTERNS.iter().map(|(f, _)| *f).collect();
         assert_eq!(families, ["r50k_base", "cl100k_base", "o200k_base"]);
         // Anything else, even a pattern that splits the same way, runs on a general engine.
-        assert_eq!(Pretokenizer::new(&format!("{GPT2_ORIGINAL_PAT}|x")).unwrap().name(), "dfa");
-        assert_eq!(Pretokenizer::new(&format!("{R50K_PAT}|x")).unwrap().name(), "regex");
-        assert_eq!(Pretokenizer::new(&format!("{CL100K_PAT}|x")).unwrap().name(), "regex");
+        for p in [GPT2_ORIGINAL_PAT, R50K_PAT, CL100K_PAT, O200K_PAT] {
+            assert_eq!(Pretokenizer::new(&format!("{p}|x")).unwrap().name(), "dfa");
+        }
+        assert_eq!(Pretokenizer::new(&format!("{CL100K_PAT}|(?<=x)y")).unwrap().name(), "regex");
         assert_eq!(Pretokenizer::with_engine(CL100K_PAT, false).unwrap().name(), "regex");
     }
 }
