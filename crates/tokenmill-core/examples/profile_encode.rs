@@ -14,11 +14,12 @@ use tokenmill_core::CoreBpe;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 4 {
-        eprintln!("usage: profile_encode RANKFILE r50k|cl100k|o200k TEXTFILE...");
+        eprintln!("usage: profile_encode RANKFILE [dfa:]r50k|cl100k|o200k TEXTFILE...  (dfa: the lazy-DFA engine)");
         std::process::exit(2);
     }
     let ranks = parse(&std::fs::read(&args[1]).expect("read rank file"), true).expect("parse rank file");
-    let pat = match args[2].as_str() {
+    let dfa = args[2].starts_with("dfa:");
+    let pat = match args[2].trim_start_matches("dfa:") {
         "r50k" => R50K_PAT,
         "cl100k" => CL100K_PAT,
         "o200k" => O200K_PAT,
@@ -28,6 +29,9 @@ fn main() {
         }
     };
     let mut core = CoreBpe::new(ranks, vec![], pat).expect("build");
+    if dfa {
+        core.pretokenizer = tokenmill_core::pretokenize::Pretokenizer::dfa(pat).expect("the DFA runs the pattern");
+    }
     if let Some(n) = std::env::var("CACHE_SLOTS").ok().and_then(|v| v.parse::<usize>().ok()) {
         core.vocab.set_cache_slots(n);
     }

@@ -24,24 +24,102 @@
 //! across alternatives, which are compiled apart here). The Unicode classes are regex-syntax's,
 //! the tables `fancy_regex` delegates to, so the pieces are the same.
 
+use std::panic::{RefUnwindSafe, UnwindSafe};
+use std::sync::Arc;
+
 use super::possessive;
+use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::meta::Regex;
+use regex_automata::util::pool::Pool;
 use regex_automata::{Anchored, Input};
 
 /// The look-ahead alternative handled by hand.
 const LOOKAHEAD_ALT: &str = r"\s+(?!\S)";
 
 /// A pattern compiled for the lazy DFA; see the module comment.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct DfaSplitter {
     /// The pattern as given.
     pattern: String,
-    /// Every alternative, `\s+(?!\S)` as `\s+`.
+    /// Every alternative, `\s+(?!\S)` as `\s+`: the meta engine, for unanchored searches and
+    /// wherever the lazy DFA below is missing or gives up.
     all: Regex,
+    /// The same alternatives on a bare lazy DFA (`None` when it cannot be built, e.g. for a
+    /// Unicode `\b`), for the anchored search at each piece: the meta engine's own set-up per
+    /// search costs about as much as a short piece's scan.
+    lazy: Option<Lazy>,
     /// The index of the `\s+(?!\S)` alternative, if any.
     lookahead: Option<usize>,
     /// The alternatives after it, tried where it fails (`None`: there are none).
     rest: Option<Regex>,
+}
+
+type CachePool = Pool<Cache, Box<dyn Fn() -> Cache + Send + Sync + UnwindSafe + RefUnwindSafe>>;
+
+/// A lazy DFA and a pool of its caches (one per thread at a time).
+#[derive(Debug)]
+struct Lazy {
+    dfa: Arc<DFA>,
+    caches: CachePool,
+}
+
+impl Lazy {
+    fn new(dfa: Arc<DFA>) -> Self {
+        let d = dfa.clone();
+        Lazy { dfa, caches: Pool::new(Box::new(move || d.create_cache())) }
+    }
+}
+
+impl Lazy {
+    /// The anchored leftmost-first match at `input`'s start: `Some(None)` for none, `None` when
+    /// the DFA cannot tell. Why not `DFA::try_search_fwd`: in a greedy run (`\p{L}+`) every
+    /// byte lands in a match state, which its unrolled loop treats as the rare case; here a
+    /// match state only records where it is.
+    fn longest_first(&self, cache: &mut Cache, input: &Input<'_>) -> Option<Option<(usize, usize)>> {
+        let dfa = &*self.dfa;
+        let text = input.haystack();
+        let mut sid = dfa.start_state_forward(cache, input).ok()?;
+        let clears = cache.clear_count();
+        // Matches show one byte late: a match state reached on byte `at` ends a match at `at`.
+        let mut last = None;
+        let mut at = input.start();
+        while at < text.len() {
+            sid = dfa.next_state(cache, sid, text[at]).ok()?;
+            if sid.is_tagged() {
+                if sid.is_match() {
+                    last = Some((at, sid));
+                } else if sid.is_dead() {
+                    break;
+                } else if sid.is_quit() {
+                    return None;
+                }
+            }
+            at += 1;
+        }
+        if at == text.len() {
+            sid = dfa.next_eoi_state(cache, sid).ok()?;
+            if sid.is_match() {
+                last = Some((at, sid));
+            }
+        }
+        // A cleared cache may have renumbered the recorded state.
+        if cache.clear_count() != clears {
+            return None;
+        }
+        Some(last.map(|(end, sid)| (end, dfa.match_pattern(cache, sid, 0).as_usize())))
+    }
+}
+
+impl Clone for DfaSplitter {
+    fn clone(&self) -> Self {
+        DfaSplitter {
+            pattern: self.pattern.clone(),
+            all: self.all.clone(),
+            lazy: self.lazy.as_ref().map(|l| Lazy::new(l.dfa.clone())),
+            lookahead: self.lookahead,
+            rest: self.rest.clone(),
+        }
+    }
 }
 
 impl DfaSplitter {
@@ -65,11 +143,25 @@ impl DfaSplitter {
             }
         }
         let all = Regex::new_many(&compiled).ok()?;
+        let lazy = DFA::new_many(&compiled).ok().map(|d| Lazy::new(Arc::new(d)));
         let rest = match lookahead {
             Some(j) if j + 1 < compiled.len() => Some(Regex::new_many(&compiled[j + 1..]).ok()?),
             _ => None,
         };
-        Some(DfaSplitter { pattern: pattern.to_string(), all, lookahead, rest })
+        Some(DfaSplitter { pattern: pattern.to_string(), all, lazy, lookahead, rest })
+    }
+
+    /// The end and alternative of the match that starts at `pos`, if any.
+    fn anchored(&self, cache: Option<&mut Cache>, text: &str, pos: usize) -> Option<(usize, usize)> {
+        let input = Input::new(text).range(pos..).anchored(Anchored::Yes);
+        if let (Some(lazy), Some(cache)) = (&self.lazy, cache) {
+            if let Some(m) = lazy.longest_first(cache, &input) {
+                return m;
+            }
+            // The lazy DFA gave up (a quit byte, e.g. non-ASCII near a Unicode `\b`, or its
+            // cache was cleared mid-search): the meta engine picks another.
+        }
+        self.all.search_half(&input).map(|h| (h.offset(), h.pattern().as_usize()))
     }
 
     /// The pattern as given.
@@ -80,11 +172,12 @@ impl DfaSplitter {
     /// Calls `f(start, end)` for each piece `fancy_regex::Regex::find_iter` would give.
     pub fn for_each_piece<F: FnMut(usize, usize)>(&self, text: &str, mut f: F) {
         let bytes = text.as_bytes();
+        let mut guard = self.lazy.as_ref().map(|l| l.caches.get());
         let mut pos = 0;
         while pos < text.len() {
             // Pieces are usually back to back: an anchored search needs only the forward DFA.
-            let (start, end, pid) = match self.all.search_half(&Input::new(text).range(pos..).anchored(Anchored::Yes)) {
-                Some(h) => (pos, h.offset(), h.pattern().as_usize()),
+            let (start, end, pid) = match self.anchored(guard.as_deref_mut(), text, pos) {
+                Some((end, pid)) => (pos, end, pid),
                 None => match self.all.search(&Input::new(text).range(pos..)) {
                     Some(m) => (m.start(), m.end(), m.pattern().as_usize()),
                     None => return,
