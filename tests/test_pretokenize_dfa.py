@@ -75,3 +75,14 @@ def test_a_custom_pattern_gives_tiktokens_ids(shared_data):
     text = (shared_data / "corpus" / "botchan.txt").read_text(encoding="utf-8")[:200_000]
     text += "  it's 12345  \n\n  x \u3000y\t\t\n" * 50
     assert ours.encode_ordinary(text) == theirs.encode_ordinary(text)
+
+
+def test_the_dfa_on_a_million_characters():
+    # Linear on the worst cases of ../shared/ADVERSARIAL.md (tiktoken's fancy_regex overflows
+    # its stack on the first); a run of spaces gives its last one to the word after it.
+    pattern = PATTERNS["llama3"].replace(r"\p{N}{1,3}", r"\p{N}{1,2}")
+    n = 1 << 20
+    assert _core.pretokenize(pattern, " " * (n - 1) + "x", dfa=True) == [(0, n - 2), (n - 2, n)]
+    assert len(_core.pretokenize(pattern, " x" * (n // 2), dfa=True)) == n // 2
+    assert _core.pretokenize(pattern, "a" * n, dfa=True) == [(0, n)]
+    assert len(_core.pretokenize(pattern, "0" * n, dfa=True)) == n // 2
