@@ -26,9 +26,10 @@ reported; RAYON_NUM_THREADS=1). Each builds the encoder, warms it up
 on other lines of the same corpus (disjoint from the measured ones, which it has never seen),
 then times **one first pass** over the measured lines (1 MB = 10^6 bytes of UTF-8). After
 timing, the same process encodes the lines with sentencepiece and reports ``exact``: the
-percentage of lines whose ids are identical. ``vs spm`` is the row's MB/s divided by
-sentencepiece's for the same model and corpus. Exit status 1 if a tokenmill row is not 100%
-exact.
+percentage of lines whose ids are identical. The rounds run every peer in turn (round 1: each
+peer once, then round 2, ...), and ``vs spm`` is the median over rounds of the row's MB/s divided
+by sentencepiece's in the same round, for the same model and corpus (on a shared host, speed
+drifts between minutes). Exit status 1 if a tokenmill row is not 100% exact.
 """
 
 from __future__ import annotations
@@ -189,27 +190,35 @@ def main() -> int:
     bad = False
     for model in args.models:
         for corpus in args.corpora:
-            base = None
-            for peer in ["sentencepiece"] + [p for p in args.peers if p != "sentencepiece"]:
-                if importlib.util.find_spec(NEEDS[peer]) is None:
-                    continue
-                runs = []
-                for _ in range(rounds):
+            peers = [p for p in ["sentencepiece"] + [p for p in args.peers if p != "sentencepiece"]
+                     if importlib.util.find_spec(NEEDS[p]) is not None]
+            # Rounds outside, peers inside: each round measures every peer within seconds, and
+            # `vs spm` is the median of the per-round ratios (a shared host's speed drifts).
+            runs: dict[str, list[dict]] = {p: [] for p in peers}
+            dead: set[str] = set()
+            for _ in range(rounds):
+                for peer in peers:
+                    if peer in dead:
+                        continue
                     r = subprocess.run([sys.executable, __file__, "--child", peer, model, corpus, str(budget)],
                                        capture_output=True, text=True, env=env)
                     if r.returncode != 0:
                         print(f"| {model:<8} | {corpus:<12} | {peer:<13} | failed: {r.stderr.strip().splitlines()[-1:]}", flush=True)
-                        break
-                    runs.append(json.loads(r.stdout.strip().splitlines()[-1]))
-                    if "skip" in runs[-1]:
-                        break
-                if len(runs) < rounds or "skip" in runs[-1]:
+                        dead.add(peer)
+                        continue
+                    runs[peer].append(json.loads(r.stdout.strip().splitlines()[-1]))
+                    if "skip" in runs[peer][-1]:
+                        dead.add(peer)
+            base = runs.get("sentencepiece", [])
+            for peer in peers:
+                got = runs[peer]
+                if peer in dead or len(got) < rounds:
                     continue
-                row = dict(runs[0], mbps=statistics.median(x["mbps"] for x in runs),
-                           load_ms=statistics.median(x["load_ms"] for x in runs), exact=min(x["exact"] for x in runs))
-                if peer == "sentencepiece":
-                    base = row["mbps"]
-                ratio = "-" if peer == "sentencepiece" or not base else f"{row['mbps'] / base:.2f}x"
+                row = dict(got[0], mbps=statistics.median(x["mbps"] for x in got),
+                           load_ms=statistics.median(x["load_ms"] for x in got), exact=min(x["exact"] for x in got))
+                paired = len(base) == rounds and "sentencepiece" not in dead
+                ratio = "-" if peer == "sentencepiece" or not paired else \
+                    f"{statistics.median(a['mbps'] / b['mbps'] for a, b in zip(got, base)):.2f}x"
                 if peer == "tokenmill" and row["exact"] < 100.0:
                     bad = True
                 print(f"| {model:<8} | {corpus:<12} | {peer:<13} | {row['mbps']:>7.2f} | {ratio:>6} | {row['exact']:>6.2f}% | "
