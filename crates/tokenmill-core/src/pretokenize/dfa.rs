@@ -1,5 +1,5 @@
 //! The general pre-tokenizer for patterns no hand-written matcher covers, on a lazy DFA
-//! (regex-automata's meta engine) instead of `fancy_regex`'s backtracking VM.
+//! (regex-automata's) instead of `fancy_regex`'s backtracking VM.
 //!
 //! Why: `fancy_regex` runs a whole pattern on its backtracking VM as soon as it holds one
 //! look-around, and every GPT-style pattern does: the alternative `\s+(?!\S)` (a whitespace
@@ -8,7 +8,9 @@
 //!
 //! * the pattern is cut into its top-level alternatives, compiled as one multi-pattern regex
 //!   (leftmost-first: at a position, the first alternative that matches wins, exactly as in the
-//!   alternation), with `\s+(?!\S)` replaced by `\s+`;
+//!   alternation), with `\s+(?!\S)` replaced by `\s+`; each piece is one anchored search on a
+//!   bare lazy DFA (`Lazy`), and the meta engine (`all`) serves unanchored searches and any
+//!   search the lazy DFA gives up on;
 //! * when that alternative wins with a run of `n` characters: at the end of the text the
 //!   look-ahead holds and the run stays whole; before a non-space it keeps `n - 1` characters
 //!   (what backtracking finds: the last space is then followed by a space); with `n == 1` the
@@ -17,12 +19,13 @@
 //!   backtracking search does.
 //!
 //! Which patterns it takes (`DfaSplitter::new` returns `None` for the others, which stay on
-//! `fancy_regex`): every top-level alternative compiles with `regex-syntax` (so no other
-//! look-around, backreference, possessive quantifier or atomic group), none can match the empty
-//! string (`for_each_piece` drops empty matches, HF's splits keep them), at most one is
-//! exactly `\s+(?!\S)`, and no inline flag group `(?i)` stands at the top level (it would reach
-//! across alternatives, which are compiled apart here). The Unicode classes are regex-syntax's,
-//! the tables `fancy_regex` delegates to, so the pieces are the same.
+//! `fancy_regex`): every top-level alternative compiles with `regex-syntax` once its possessive
+//! quantifiers are made greedy where that changes nothing (`possessive`; so no other
+//! look-around, backreference, atomic group or possessive quantifier that could give back),
+//! none can match the empty string (`for_each_piece` drops empty matches, HF's splits keep
+//! them), at most one is exactly `\s+(?!\S)`, and no inline flag group `(?i)` stands at the
+//! top level (it would reach across alternatives, which are compiled apart here). The Unicode
+//! classes are regex-syntax's, the tables `fancy_regex` delegates to, so the pieces are the same.
 
 use std::panic::{RefUnwindSafe, UnwindSafe};
 use std::sync::Arc;
@@ -68,9 +71,7 @@ impl Lazy {
         let d = dfa.clone();
         Lazy { dfa, caches: Pool::new(Box::new(move || d.create_cache())) }
     }
-}
 
-impl Lazy {
     /// The anchored leftmost-first match at `input`'s start: `Some(None)` for none, `None` when
     /// the DFA cannot tell. Why not `DFA::try_search_fwd`: in a greedy run (`\p{L}+`) every
     /// byte lands in a match state, which its unrolled loop treats as the rare case; here a
