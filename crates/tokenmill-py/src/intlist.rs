@@ -62,8 +62,10 @@ impl IntCache {
 
     /// `ids` as a Python list of ints.
     pub fn list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
-        // SAFETY: `PyList_New` returns a new reference (or null, checked); `PyList_SetItem`
-        // steals the reference that `int` returned, into a slot that is in range.
+        // SAFETY: `PyList_New` returns a new reference (or null, checked) whose slots are all
+        // null; `PyList_SET_ITEM` steals the reference that `int` returned, into a slot that is
+        // in range and still empty (so nothing is leaked; the list is complete before it is
+        // returned, also on an error, where the slots left null are allowed by `list_dealloc`).
         unsafe {
             let raw = ffi::PyList_New(ids.len() as ffi::Py_ssize_t);
             if raw.is_null() {
@@ -73,10 +75,7 @@ impl IntCache {
             // Untracked (see the module doc): it holds ints only.
             ffi::PyObject_GC_UnTrack(raw.cast());
             for (i, &id) in ids.iter().enumerate() {
-                let item = self.int(py, id)?;
-                if ffi::PyList_SetItem(raw, i as ffi::Py_ssize_t, item) != 0 {
-                    return Err(PyErr::fetch(py));
-                }
+                ffi::PyList_SET_ITEM(raw, i as ffi::Py_ssize_t, self.int(py, id)?);
             }
             Ok(list)
         }
