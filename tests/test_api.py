@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -525,6 +526,24 @@ def test_batch_texts_are_read_as_their_chunks_come_up(tm, shared_data):
         enc._core.encode_batch(["ok"] * 2000 + ["\ud800"], None, None, 2)
     with pytest.raises(TypeError, match="not a single str"):
         enc._core.encode_batch("text", None, None, 2)
+
+
+def test_batch_list_shrunk_by_another_thread_fails_cleanly(tm):
+    # A list is read in place, chunk by chunk, and other Python threads run while a chunk is
+    # encoded: a list emptied meanwhile gives either the full result (read before) or a clear
+    # RuntimeError, never a crash or a result for a list that no longer exists.
+    enc = tm("cl100k_base")
+    docs = [f"line {i} of a batch that another thread empties" for i in range(40000)]
+    expected = enc.encode_ordinary_batch(list(docs))
+    for n in (1, 2):
+        texts = list(docs)
+        t = threading.Thread(target=lambda: (time.sleep(0.001), texts.clear()))
+        t.start()
+        try:
+            assert enc.encode_ordinary_batch(texts, num_threads=n) == expected
+        except RuntimeError as e:
+            assert "changed size during the call" in str(e)
+        t.join()
 
 
 def test_batch_threads_report_the_first_failing_document(tm):

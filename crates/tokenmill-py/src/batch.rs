@@ -1,6 +1,6 @@
-//! The ordered batch scheduler behind `CoreBPE.encode_batch`: documents are encoded on worker
-//! threads while the calling thread turns finished results into Python objects, in input
-//! order.
+//! The ordered batch scheduler behind every family's `encode_batch` (BPE, Hugging Face,
+//! WordPiece, SentencePiece): documents are encoded on worker threads while the calling thread
+//! turns finished results into Python objects, in input order.
 //!
 //! Why a pipeline: Python lists can only be built while attached to the interpreter, one
 //! thread at a time. Building them after all encoding is done would leave that serial part
@@ -11,16 +11,19 @@
 //! per-thread working memory `S`).
 //!
 //! The texts are read lazily too (`Texts`): a text's UTF-8 form is taken, attached, just before
-//! its chunk is encoded. For a text that is not pure ASCII that means transcoding it (about
-//! 3-4 ms per MB), which on a batch of 10 MB of multilingual lines was a serial tenth of the
-//! 2-thread time when every text was converted before the first chunk started.
+//! its chunk is queued, and the text is released once its ids are converted. For a text that
+//! is not pure ASCII that means transcoding it (about 3-4 ms per MB), which on a batch of 10 MB
+//! of multilingual lines was a serial tenth of the 2-thread time when every text was converted
+//! before the first chunk started. Every serial step at either end of a call (a pass over all
+//! texts before the first chunk, the release of all texts after the last) cuts the 2-thread
+//! speed-up: with them, a 2-thread BERT batch kept both cores busy 92% of its time, without
+//! them 99%.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyList, PyString, PyTuple};
-use std::sync::OnceLock;
 
 use tokenmill_core::{CoreError, Rank};
 
@@ -58,74 +61,101 @@ impl Drop for GcPause<'_> {
     }
 }
 
-/// The texts of a batch call (a list or tuple of `str`, or any iterable of them), held as
-/// Python objects until their chunk is due. Each one's UTF-8 form is taken by the calling
-/// thread, attached, chunk by chunk (`extract`), and read by the workers (`get`) once its
-/// chunk is published; chunks are cut by length in characters (its UTF-8 length is not known
-/// before the transcoding that this defers).
+/// Where the texts of a batch come from: a list or tuple is read in place, by index; any other
+/// iterable is collected first.
+///
+/// Why in place: taking a reference to every text up front was a pass over every text object
+/// (a likely cache miss each) before any thread could start: a serial 3-4% of a 2-thread BERT
+/// batch of short lines. Now each text is touched once, when its chunk is extracted.
+enum Source<'py> {
+    List(Bound<'py, PyList>),
+    Tuple(Bound<'py, PyTuple>),
+    Items(Vec<Bound<'py, PyAny>>),
+}
+
+/// The texts of a batch call (a list or tuple of `str`, or any iterable of them). The calling
+/// thread takes their UTF-8 forms, attached, a chunk at a time (`chunk`), and hands each chunk
+/// to whichever thread encodes it; a text is checked (a `TypeError` naming the first that is
+/// not a `str`) when its chunk is extracted.
 pub(crate) struct Texts<'py> {
-    items: Vec<Bound<'py, PyAny>>,
-    shared: Shared,
+    source: Source<'py>,
+    len: usize,
 }
 
-/// The part of `Texts` that worker threads read.
-struct Shared {
-    slots: Vec<OnceLock<PyBackedStr>>,
-    parts: Vec<(usize, usize)>,
+/// Consecutive texts, their UTF-8 forms taken: `start` is the index of the first. The texts
+/// are released by the calling thread, attached (released elsewhere they would go through
+/// pyo3's global pool of deferred reference counts).
+pub(crate) struct Chunk {
+    start: usize,
+    texts: Vec<PyBackedStr>,
 }
 
-impl Shared {
-    /// The text at `i`, once its chunk has been extracted.
-    fn get(&self, i: usize) -> Result<&str, CoreError> {
-        match self.slots.get(i).and_then(OnceLock::get) {
-            Some(s) => Ok(s),
-            None => Err(CoreError::Internal(format!("text {i} was read before it was extracted"))),
-        }
-    }
-}
+/// A chunk holds about this many bytes of text (16 more counted per document, for its fixed
+/// costs), and at most `CHUNK_DOCS` documents, so that thousands of short lines do not each pay
+/// for a hand-over and a release of the interpreter: per document those cost about as much as
+/// encoding a line.
+const CHUNK_BYTES: usize = 16 << 10;
+const CHUNK_DOCS: usize = 256;
 
 impl<'py> Texts<'py> {
-    /// Checks that `texts` holds only `str` (a `TypeError` naming the first that is not) and
-    /// cuts it into chunks; no text is converted yet.
+    /// Refuses a single `str` (a `TypeError`) and collects an iterable that is not a list or a
+    /// tuple; no text is read yet.
     pub(crate) fn new(texts: &Bound<'py, PyAny>) -> PyResult<Self> {
         if texts.is_instance_of::<PyString>() {
             return Err(pyo3::exceptions::PyTypeError::new_err(
                 "expected a list of str, not a single str; encode one text with encode()",
             ));
         }
-        let items: Vec<Bound<'py, PyAny>> = if let Ok(list) = texts.cast::<PyList>() {
-            list.iter().collect()
+        let source = if let Ok(list) = texts.cast::<PyList>() {
+            Source::List(list.clone())
         } else if let Ok(tuple) = texts.cast::<PyTuple>() {
-            tuple.iter().collect()
+            Source::Tuple(tuple.clone())
         } else {
-            texts.try_iter()?.collect::<PyResult<_>>()?
+            Source::Items(texts.try_iter()?.collect::<PyResult<_>>()?)
         };
-        let mut lens = Vec::with_capacity(items.len());
-        for (i, item) in items.iter().enumerate() {
-            let s = item.cast::<PyString>().map_err(|_| {
-                let kind = item.get_type().name().map_or_else(|_| "?".to_string(), |n| n.to_string());
-                pyo3::exceptions::PyTypeError::new_err(format!("texts[{i}] is {kind}, expected str"))
-            })?;
-            lens.push(s.len()?);
-        }
-        let slots = (0..items.len()).map(|_| OnceLock::new()).collect();
-        Ok(Texts { items, shared: Shared { slots, parts: chunks(&lens) } })
+        let len = match &source {
+            Source::List(l) => l.len(),
+            Source::Tuple(t) => t.len(),
+            Source::Items(v) => v.len(),
+        };
+        Ok(Texts { source, len })
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.items.len()
+        self.len
     }
 
-    /// Takes the UTF-8 form of every text of chunk `c` (a `UnicodeEncodeError` for a lone
-    /// surrogate, as `str.encode` gives).
-    fn extract(&self, c: usize) -> PyResult<()> {
-        let (a, b) = self.shared.parts[c];
-        for i in a..b {
-            let s: PyBackedStr = self.items[i].extract()?;
-            // A chunk is extracted once; a second `set` could only store the same text.
-            let _ = self.shared.slots[i].set(s);
+    /// The UTF-8 form of text `i`: a `TypeError` naming it if it is not a `str`, a
+    /// `UnicodeEncodeError` for a lone surrogate (as `str.encode` gives).
+    fn text(&self, i: usize) -> PyResult<PyBackedStr> {
+        let item = match &self.source {
+            // Other Python threads run while a one-thread batch encodes: a list may shrink.
+            Source::List(l) => l.get_item(i).map_err(|_| {
+                pyo3::exceptions::PyRuntimeError::new_err(format!(
+                    "the list of texts changed size during the call (texts[{i}] is gone)"
+                ))
+            })?,
+            Source::Tuple(t) => t.get_item(i)?,
+            Source::Items(v) => v[i].clone(),
+        };
+        if !item.is_instance_of::<PyString>() {
+            let kind = item.get_type().name().map_or_else(|_| "?".to_string(), |n| n.to_string());
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!("texts[{i}] is {kind}, expected str")));
         }
-        Ok(())
+        item.extract()
+    }
+
+    /// The texts from `start` on: about `CHUNK_BYTES` of them, at least one.
+    fn chunk(&self, start: usize) -> PyResult<Chunk> {
+        let (mut texts, mut size) = (Vec::new(), 0);
+        let mut i = start;
+        while i < self.len && texts.len() < CHUNK_DOCS && size < CHUNK_BYTES {
+            let t = self.text(i)?;
+            size += t.len() + 16;
+            texts.push(t);
+            i += 1;
+        }
+        Ok(Chunk { start, texts })
     }
 }
 
@@ -162,62 +192,65 @@ pub(crate) fn encode_all<'py, T, S: Default + Send>(
     if threads > 1 {
         return pipeline(py, texts, threads, encode, convert);
     }
-    let shared = &texts.shared;
     let mut scratch = S::default();
-    let (mut flat, mut ends) = (Vec::new(), Vec::new());
+    let mut ids = Ids::default();
     let mut out = Vec::with_capacity(texts.len());
-    for (c, &(a, b)) in shared.parts.iter().enumerate() {
-        texts.extract(c)?;
-        (flat, ends) = run(py, || {
-            flat.clear();
-            ends.clear();
-            for i in a..b {
-                encode(i, shared.get(i)?, &mut scratch, &mut flat)?;
-                ends.push(flat.len());
-            }
-            Ok((flat, ends))
-        })?;
-        let mut start = 0;
-        for &end in &ends {
-            out.push(convert(flat.get(start..end).unwrap_or(&[]))?);
-            start = end;
-        }
+    let mut start = 0;
+    while start < texts.len() {
+        let chunk = texts.chunk(start)?;
+        ids = run(py, || encode_chunk(&encode, &chunk, &mut scratch, ids))?;
+        ids.convert(&mut convert, &mut out)?;
+        start += chunk.texts.len();
     }
     Ok(out)
 }
 
-/// Documents are handed out in chunks of about this many characters (and at most
-/// `CHUNK_DOCS` documents), so that thousands of short lines do not each pay for a channel
-/// message and a release of the interpreter: per document those cost about as much as
-/// encoding a line.
-const CHUNK_CHARS: usize = 16 << 10;
-const CHUNK_DOCS: usize = 256;
-
-/// Consecutive runs of documents `(start, end)`, each about `CHUNK_CHARS` long, from the
-/// documents' lengths.
-fn chunks(lens: &[usize]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let (mut start, mut size) = (0, 0);
-    for (i, len) in lens.iter().enumerate() {
-        size += len + 16;
-        if size >= CHUNK_CHARS || i + 1 - start >= CHUNK_DOCS {
-            out.push((start, i + 1));
-            (start, size) = (i + 1, 0);
-        }
-    }
-    if start < lens.len() {
-        out.push((start, lens.len()));
-    }
-    out
+/// A chunk's ids, concatenated, and where each document's ends: one buffer per chunk (freeing
+/// thousands of small vectors made on another thread is slow), recycled from chunk to chunk
+/// (fresh memory costs a page fault per 4 KB).
+#[derive(Default)]
+struct Ids {
+    flat: Vec<Rank>,
+    ends: Vec<usize>,
 }
 
-/// Encodes `texts` on `threads` threads, the calling thread being one of them: it first
-/// extracts the texts chunk by chunk (publishing each chunk to the workers as it is done, so
-/// they start at once), then converts the results in input order with `convert` (attached to
-/// the interpreter) as they become ready, and encodes chunks itself while the next one in
-/// order is not ready yet, so no core idles. Work is handed out by chunk (`chunks`). The
-/// first error in input order is returned (no new chunks are started once one fails; a text
-/// that cannot be extracted fails the call first); a panic becomes `InternalError`.
+impl Ids {
+    /// Each document's ids through `convert`, onto `out`.
+    fn convert<T>(&self, convert: &mut impl FnMut(&[Rank]) -> PyResult<T>, out: &mut Vec<T>) -> PyResult<()> {
+        let mut start = 0;
+        for &end in &self.ends {
+            out.push(convert(self.flat.get(start..end).unwrap_or(&[]))?);
+            start = end;
+        }
+        Ok(())
+    }
+}
+
+/// Encodes a chunk into `ids` (cleared first), stopping at its first error (the later
+/// documents are not needed).
+fn encode_chunk<S>(
+    encode: &impl Fn(usize, &str, &mut S, &mut Vec<Rank>) -> Result<(), CoreError>,
+    chunk: &Chunk,
+    scratch: &mut S,
+    mut ids: Ids,
+) -> Result<Ids, CoreError> {
+    ids.flat.clear();
+    ids.ends.clear();
+    for (k, text) in chunk.texts.iter().enumerate() {
+        encode(chunk.start + k, text, scratch, &mut ids.flat)?;
+        ids.ends.push(ids.flat.len());
+    }
+    Ok(ids)
+}
+
+/// Encodes `texts` on `threads` threads, the calling thread being one of them. It first
+/// extracts the texts chunk by chunk, queueing each chunk for the workers as soon as it is
+/// taken (so they start at once), then converts the results in input order with `convert`
+/// (attached to the interpreter) as they become ready, releasing each chunk's texts and
+/// recycling its buffer, and encodes queued chunks itself while the next one in order is not
+/// ready yet, so no core idles. The first error in input order is returned (no new chunks are
+/// started once one fails; a text that cannot be extracted fails the call first); a panic
+/// becomes `InternalError`.
 pub(crate) fn pipeline<'py, T, S: Default + Send>(
     py: Python<'py>,
     texts: &Texts<'py>,
@@ -225,62 +258,64 @@ pub(crate) fn pipeline<'py, T, S: Default + Send>(
     encode: impl Fn(usize, &str, &mut S, &mut Vec<Rank>) -> Result<(), CoreError> + Sync,
     mut convert: impl FnMut(&[Rank]) -> PyResult<T>,
 ) -> PyResult<Vec<T>> {
+    use std::collections::VecDeque;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::sync::mpsc;
+    use std::sync::{mpsc, Mutex};
 
-    // A chunk's ids, concatenated, and where each document's end: one allocation per chunk
-    // crosses threads (freeing thousands of small vectors made on another thread is slow).
-    type Done = Result<(Vec<Rank>, Vec<usize>), CoreError>;
-    type Item = (usize, std::thread::Result<Done>);
-    type Slot = Option<PyResult<(Vec<Rank>, Vec<usize>)>>;
-    let shared = &texts.shared;
-    let parts = &shared.parts;
-    let next = AtomicUsize::new(0);
-    // Chunks whose texts are extracted: `ready` > c publishes chunk c's texts.
-    let ready = AtomicUsize::new(0);
+    /// Chunks extracted and not yet claimed; `closed` once every chunk is in.
+    struct Queue {
+        chunks: VecDeque<(usize, Chunk)>,
+        closed: bool,
+    }
+    /// A chunk back from its encoder, texts included (see `Chunk`): its ids, or `None` when it
+    /// was not encoded because an earlier chunk had failed.
+    type Item = (usize, Chunk, Option<std::thread::Result<Result<Ids, CoreError>>>);
+    let queue = Mutex::new(Queue { chunks: VecDeque::new(), closed: false });
+    // Buffers the calling thread has converted, for the encoders to reuse.
+    let spare: Mutex<Vec<Ids>> = Mutex::new(Vec::new());
     // The lowest chunk that failed so far: later chunks are not needed.
     let failed = AtomicUsize::new(usize::MAX);
     // Set when the calling thread needs no more results (done, or an extraction failed).
     let done_all = AtomicBool::new(false);
-    // Hands out the next chunk once its texts are extracted, or `None` when all are taken or
-    // the chunk is not needed. A chunk before the first failing one is never dropped (it may
-    // be claimed first and finish last).
-    let claim = || {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= parts.len() || i > failed.load(Ordering::Relaxed) {
+    // The next queued chunk, or `None` once none is left (all claimed and the queue closed, or
+    // the call is over). Only workers wait here: the calling thread claims after closing it.
+    let claim = || loop {
+        if done_all.load(Ordering::Relaxed) {
             return None;
         }
-        // Only workers wait here: the calling thread claims after extracting everything.
-        while ready.load(Ordering::Acquire) <= i {
-            if done_all.load(Ordering::Relaxed) {
+        {
+            let mut q = queue.lock().ok()?;
+            if let Some(job) = q.chunks.pop_front() {
+                return Some(job);
+            }
+            if q.closed {
                 return None;
             }
-            std::thread::yield_now();
         }
-        (!done_all.load(Ordering::Relaxed)).then_some(i)
+        std::thread::yield_now();
     };
-    // A chunk's ids, stopping at its first error (later documents are not needed).
-    let encode_chunk = |c: usize, scratch: &mut S| -> Done {
-        let (a, b) = parts[c];
-        let (mut flat, mut ends) = (Vec::new(), Vec::with_capacity(b - a));
-        for i in a..b {
-            encode(i, shared.get(i)?, scratch, &mut flat)?;
-            ends.push(flat.len());
+    // A chunk before the first failing one is never skipped (it may be claimed first and
+    // finish last), so the error reported is always that of the first failing document.
+    let work = |(c, chunk): (usize, Chunk), scratch: &mut S| -> Item {
+        if c > failed.load(Ordering::Relaxed) {
+            return (c, chunk, None);
         }
-        Ok((flat, ends))
+        let ids = spare.lock().ok().and_then(|mut s| s.pop()).unwrap_or_default();
+        let r = catch_unwind(AssertUnwindSafe(|| encode_chunk(&encode, &chunk, scratch, ids)));
+        (c, chunk, Some(r))
     };
     let (tx, rx) = mpsc::channel::<Item>();
     // Only this thread receives; the mutex just makes the receiver shareable with `detach`.
-    let rx = std::sync::Mutex::new(rx);
+    let rx = Mutex::new(rx);
     std::thread::scope(|s| {
         for _ in 1..threads {
             let tx = tx.clone();
-            let (claim, encode_chunk) = (&claim, &encode_chunk);
+            let (claim, work) = (&claim, &work);
             s.spawn(move || {
                 let mut scratch = S::default();
-                while let Some(c) = claim() {
-                    let r = catch_unwind(AssertUnwindSafe(|| encode_chunk(c, &mut scratch)));
-                    if tx.send((c, r)).is_err() {
+                while let Some(job) = claim() {
+                    // The receiver outlives this scope, so a send cannot fail.
+                    if tx.send(work(job, &mut scratch)).is_err() {
                         break;
                     }
                 }
@@ -288,49 +323,62 @@ pub(crate) fn pipeline<'py, T, S: Default + Send>(
         }
         drop(tx);
         let result = (|| {
-            for c in 0..parts.len() {
-                texts.extract(c)?;
-                ready.store(c + 1, Ordering::Release);
+            let mut count = 0;
+            let mut start = 0;
+            while start < texts.len() {
+                let chunk = texts.chunk(start)?;
+                start += chunk.texts.len();
+                if let Ok(mut q) = queue.lock() {
+                    q.chunks.push_back((count, chunk));
+                }
+                count += 1;
             }
-            // From here on no worker waits for `ready`.
-            let mut pending: Vec<Slot> = (0..parts.len()).map(|_| None).collect();
+            if let Ok(mut q) = queue.lock() {
+                q.closed = true;
+            }
+            let mut pending: Vec<Option<Item>> = (0..count).map(|_| None).collect();
             let mut out = Vec::with_capacity(texts.len());
             let mut done = 0usize;
             let mut scratch = S::default();
-            let store = |pending: &mut Vec<Slot>, (c, r): Item| {
-                let r = match r {
-                    Ok(r) => r.map_err(|e| map_err(py, e)),
-                    Err(panic) => Err(py_error(py, "InternalError", (panic_message(panic),))),
-                };
-                if r.is_err() {
-                    // Every chunk before c was handed out before c and is never dropped (see
-                    // `claim`), so it still arrives: the error reported is that of the first
-                    // failing document, as in order.
-                    failed.fetch_min(c, Ordering::Relaxed);
+            let store = |pending: &mut Vec<Option<Item>>, item: Item| {
+                if matches!(item.2, Some(Ok(Err(_))) | Some(Err(_))) {
+                    failed.fetch_min(item.0, Ordering::Relaxed);
                 }
-                pending[c] = Some(r);
+                let c = item.0;
+                pending[c] = Some(item);
             };
-            while done < parts.len() {
+            while done < count {
                 while let Some(item) = rx.lock().ok().and_then(|rx| rx.try_recv().ok()) {
                     store(&mut pending, item);
                 }
-                while let Some(item) = pending.get_mut(done).and_then(Option::take) {
-                    let (flat, ends) = item?;
-                    let mut start = 0;
-                    for end in ends {
-                        out.push(convert(flat.get(start..end).unwrap_or(&[]))?);
-                        start = end;
+                while let Some((_, chunk, r)) = pending.get_mut(done).and_then(Option::take) {
+                    let ids = match r {
+                        Some(Ok(Ok(ids))) => ids,
+                        Some(Ok(Err(e))) => return Err(map_err(py, e)),
+                        Some(Err(panic)) => return Err(py_error(py, "InternalError", (panic_message(panic),))),
+                        None => {
+                            return Err(py_error(
+                                py,
+                                "InternalError",
+                                ("a chunk before the first failure was skipped",),
+                            ))
+                        }
+                    };
+                    ids.convert(&mut convert, &mut out)?;
+                    if let Ok(mut s) = spare.lock() {
+                        s.push(ids);
                     }
+                    drop(chunk);
                     done += 1;
                 }
-                if done == parts.len() {
+                if done == count {
                     break;
                 }
                 if pending[done].is_none() {
                     // The next result is not ready: encode a chunk here rather than wait.
                     // Detached, so that other Python threads run meanwhile.
                     let item = match claim() {
-                        Some(c) => (c, py.detach(|| catch_unwind(AssertUnwindSafe(|| encode_chunk(c, &mut scratch))))),
+                        Some(job) => py.detach(|| work(job, &mut scratch)),
                         None => match py.detach(|| rx.lock().ok().and_then(|rx| rx.recv().ok())) {
                             Some(item) => item,
                             None => {
