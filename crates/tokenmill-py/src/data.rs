@@ -7,9 +7,10 @@
 
 use std::path::PathBuf;
 
+use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::PyString;
 use std::sync::{Arc, Mutex};
 use tokenmill_core::bpe::Scratch as BpeScratch;
 use tokenmill_core::data::prepare::{prepare as core_prepare, DocEncoder, Eot, PrepareOptions, Progress};
@@ -352,15 +353,57 @@ pub(crate) fn sources(
         .collect()
 }
 
+/// A buffer of bytes held open: Python's `bytes` export unsigned bytes (`B`), Arrow's buffers
+/// signed ones (`b`); both are read as bytes.
+enum Bytes {
+    Unsigned(PyBuffer<u8>),
+    Signed(PyBuffer<i8>),
+}
+
+impl Bytes {
+    fn new(obj: &Bound<'_, PyAny>) -> PyResult<Bytes> {
+        let buf = match PyBuffer::<u8>::get(obj) {
+            Ok(b) => Bytes::Unsigned(b),
+            Err(_) => Bytes::Signed(PyBuffer::<i8>::get(obj).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "parquet batch: expected a buffer of bytes, not {}",
+                    obj.get_type().name().map_or_else(|_| "?".to_string(), |n| n.to_string())
+                ))
+            })?),
+        };
+        let contiguous = match &buf {
+            Bytes::Unsigned(b) => b.is_c_contiguous(),
+            Bytes::Signed(b) => b.is_c_contiguous(),
+        };
+        if !contiguous {
+            return Err(PyValueError::new_err("parquet batch: a buffer is not contiguous"));
+        }
+        Ok(buf)
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        let (ptr, len) = match self {
+            Bytes::Unsigned(b) => (b.buf_ptr(), b.len_bytes()),
+            Bytes::Signed(b) => (b.buf_ptr(), b.len_bytes()),
+        };
+        // SAFETY: a C-contiguous buffer of `len` one-byte items (checked in `new`), kept alive
+        // while `self` is; only read while attached, when no Python code can change it.
+        unsafe { std::slice::from_raw_parts(ptr as *const u8, len) }
+    }
+}
+
 /// One batch of Arrow rows from `open_rows` (see `tokenmill.data.sources.parquet_rows`):
-/// `(data, offsets, width, offset, rows, validity)`, Arrow's buffers as bytes. Cut here into
-/// batches of about `PIECE` bytes of text (a block of the pipeline, whatever the row sizes):
-/// no per-row or per-piece work in Python.
+/// `(data, offsets, width, offset, rows, validity)`, Arrow's buffers (any object with the
+/// buffer protocol: read in place, not copied into `bytes` first, which cost a copy and fresh
+/// pages for every byte of text). Cut here into batches of about `PIECE` bytes of text (a block
+/// of the pipeline, whatever the row sizes): no per-row or per-piece work in Python.
 fn batches(item: &Bound<'_, PyAny>) -> PyResult<Vec<ExternalBatch>> {
-    type Item<'py> = (Bound<'py, PyBytes>, Bound<'py, PyBytes>, usize, usize, usize, Option<Bound<'py, PyBytes>>);
+    type Item<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>, usize, usize, usize, Option<Bound<'py, PyAny>>);
     let (data, offsets, width, first, rows, valid): Item<'_> = item.extract()?;
     let bad = |what: &str| PyValueError::new_err(format!("parquet batch: {what}"));
-    let (data, offsets, valid) = (data.as_bytes(), offsets.as_bytes(), valid.as_ref().map(|v| v.as_bytes()));
+    let (data, offsets, valid) =
+        (Bytes::new(&data)?, Bytes::new(&offsets)?, valid.as_ref().map(Bytes::new).transpose()?);
+    let (data, offsets, valid) = (data.as_slice(), offsets.as_slice(), valid.as_ref().map(Bytes::as_slice));
     if !(width == 4 || width == 8) || offsets.len() < (first + rows + 1) * width {
         return Err(bad("offsets shorter than the rows"));
     }

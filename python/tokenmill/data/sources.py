@@ -128,9 +128,10 @@ def preview(names: list[str], limit: int = 10) -> str:
 
 def parquet_rows(text_field: str) -> Callable[[str, int], Any]:
     """The reader's opener for parquet files: `open_rows(path, start_row)` yields, per batch of
-    rows of the `text_field` column, Arrow's buffers as bytes ``(data, offsets, width, offset,
-    rows, validity)``: the strings' bytes, their offsets (`width` 4 or 8 bytes each, from
-    element `offset`), and the validity bitmap (from bit `offset`) or None without nulls."""
+    rows of the `text_field` column, Arrow's buffers ``(data, offsets, width, offset, rows,
+    validity)`` (objects with the buffer protocol, read in place by the core): the strings'
+    bytes, their offsets (`width` 4 or 8 bytes each, from element `offset`), and the validity
+    bitmap (from bit `offset`) or None without nulls."""
 
     def open_rows(path: str, start: int) -> Any:
         import pyarrow as pa  # type: ignore
@@ -156,7 +157,7 @@ def parquet_rows(text_field: str) -> Callable[[str, int], Any]:
 
 
 def _batches(pa: Any, f: Any, path: str, field: str, skip: int) -> Any:
-    # Arrow's buffers as bytes (one memcpy each): the core cuts them into blocks.
+    # Arrow's buffers, read in place by the core, which cuts them into blocks.
     # Start at the row group that holds row `skip` (a resumed run, or a work unit's range of
     # row groups): the groups before it are not decoded.
     md, first, row = f.metadata, 0, skip
@@ -185,5 +186,5 @@ def _batches(pa: Any, f: Any, path: str, field: str, skip: int) -> Any:
             col = col.cast(pa.large_string())  # string views: offsets are what the reader takes
         valid, offsets, data = col.buffers()
         width = 4 if pa.types.is_string(col.type) else 8
-        yield (b"" if data is None else data.to_pybytes(), offsets.to_pybytes(), width, col.offset, len(col),
-               valid.to_pybytes() if col.null_count else None)
+        # Arrow's buffers themselves (the buffer protocol): the core reads them in place.
+        yield (b"" if data is None else data, offsets, width, col.offset, len(col), valid if col.null_count else None)
