@@ -11,7 +11,7 @@
 use super::merge::{encode_piece, encode_piece_with, Scratch};
 use super::vocab::Vocab;
 use crate::error::CoreError;
-use crate::parallel::parallel_map;
+use crate::parallel::{concat, parallel_map_with};
 use crate::pretokenize::{safe_cuts, Pretokenizer};
 use crate::special::{for_each_segment, Segment, SpecialMatcher};
 use crate::types::Rank;
@@ -100,7 +100,14 @@ impl CoreBpe {
     /// patterns, small texts and texts without such points are encoded sequentially.
     pub fn encode_ordinary_parallel(&self, text: &str, threads: usize) -> Result<Vec<Rank>, CoreError> {
         match self.parallel_parts(text, threads) {
-            Some(parts) => Ok(parallel_map(&parts, threads, |p: &&str| self.encode_ordinary(p))?.concat()),
+            Some(parts) => {
+                // One working memory per thread, not per part: a part does not start with a
+                // cold cache of merged pieces when its thread has already encoded another.
+                let ids = parallel_map_with(&parts, threads, |scratch: &mut Scratch, p: &&str| {
+                    self.encode_with(p, None, scratch)
+                })?;
+                Ok(concat(ids, threads))
+            }
             None => self.encode_ordinary(text),
         }
     }
@@ -113,7 +120,7 @@ impl CoreBpe {
             return None;
         }
         // More parts than threads, so that uneven parts still keep every thread busy.
-        let n_parts = (threads * 4).min(text.len() / MIN_PART).max(2);
+        let n_parts = (threads * 16).min(text.len() / MIN_PART).max(2);
         let cuts = safe_cuts(text, n_parts);
         Some(cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect())
     }
@@ -134,11 +141,11 @@ impl CoreBpe {
                 Ok(n)
             }
             _ => match self.parallel_parts(text, threads) {
-                Some(parts) => {
-                    Ok(parallel_map(&parts, threads, |p: &&str| self.count_segment(p, &mut Scratch::default()))?
-                        .iter()
-                        .sum())
-                }
+                Some(parts) => Ok(parallel_map_with(&parts, threads, |scratch: &mut Scratch, p: &&str| {
+                    self.count_segment(p, scratch)
+                })?
+                .iter()
+                .sum()),
                 None => self.count_segment(text, &mut Scratch::default()),
             },
         }
