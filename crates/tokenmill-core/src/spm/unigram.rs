@@ -396,13 +396,18 @@ impl Unigram {
             let mut base = units[0].base as usize;
             for (t, &b) in best[pos + 1..].iter_mut().zip(&s[pos..]) {
                 let next = base + b as usize;
-                let u = units[next];
+                debug_assert!(next < units.len());
+                // SAFETY: every unit's `base` is at most the last occupied slot, and `Trie::build`
+                // keeps 256 slots after it, so `base + byte < units.len() == vals.len()`.
+                // Unchecked because the bounds checks kept a length live in the walk, the
+                // hottest loop of Unigram encoding, which then spilled registers to the stack.
+                let u = unsafe { *units.get_unchecked(next) };
                 if u.check != node {
                     break;
                 }
                 node = next as u32;
                 base = u.base as usize;
-                let v = vals[next];
+                let v = unsafe { *vals.get_unchecked(next) };
                 covered |= v.id;
                 let cand = v.score + here;
                 // Branch-free: whether a candidate wins is data-dependent, a coin flip for the
