@@ -132,7 +132,8 @@ impl<'py> Texts<'py> {
             // Other Python threads run while a one-thread batch encodes: a list may shrink.
             Source::List(l) => l.get_item(i).map_err(|_| {
                 pyo3::exceptions::PyRuntimeError::new_err(format!(
-                    "the list of texts changed size during the call (texts[{i}] is gone)"
+                    "the list of texts changed size during the call (texts[{i}] is gone); \
+                     pass a copy, list(texts), if another thread may change it"
                 ))
             })?,
             Source::Tuple(t) => t.get_item(i)?,
