@@ -139,11 +139,12 @@ impl<'py> Texts<'py> {
             Source::Tuple(t) => t.get_item(i)?,
             Source::Items(v) => v[i].clone(),
         };
-        if !item.is_instance_of::<PyString>() {
-            let kind = item.get_type().name().map_or_else(|_| "?".to_string(), |n| n.to_string());
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!("texts[{i}] is {kind}, expected str")));
-        }
-        item.extract()
+        // One type check: the cast, then the UTF-8 form of a known `str`.
+        let s = item.cast_into::<PyString>().map_err(|e| {
+            let kind = e.into_inner().get_type().name().map_or_else(|_| "?".to_string(), |n| n.to_string());
+            pyo3::exceptions::PyTypeError::new_err(format!("texts[{i}] is {kind}, expected str"))
+        })?;
+        PyBackedStr::try_from(s)
     }
 
     /// The texts from `start` on: about `CHUNK_BYTES` of them, at least one.
