@@ -522,3 +522,29 @@ def test_core_reader_rejects_bad_arguments_and_batches(tmp_path):
         reader = _core.CorpusReader([(str(q), "parquet")], open_rows=bad)
         with pytest.raises(ValueError, match="parquet batch"):
             reader.next_texts()
+
+
+def test_core_reader_takes_batches_as_byte_buffers_only(tmp_path):
+    # Batches come as buffers read in place (Arrow's, viewed as unsigned bytes, or bytes);
+    # anything else is refused with the batch named, never read as something else.
+    import array
+
+    import pyarrow as pa
+
+    q = tmp_path / "x.parquet"
+    q.write_bytes(b"not read: the opener is fake")
+    good = b"".join(i.to_bytes(4, "little") for i in (0, 2, 5))
+
+    def read(data, offsets=good):
+        reader = _core.CorpusReader([(str(q), "parquet")], open_rows=lambda path, start: iter([(data, offsets, 4, 0, 2, None)]))
+        return reader.next_texts()
+
+    assert read(b"abcde") == (False, ["ab", "cde"])
+    assert read(memoryview(pa.py_buffer(b"abcde")).cast("B"), memoryview(bytearray(good))) == (False, ["ab", "cde"])
+    strided = memoryview(b"aXbXcXdXeX")[::2]
+    for bad, why in ((7, "expected a buffer of bytes, not int"), ("abcde", "expected a buffer of bytes, not str"),
+                     (pa.py_buffer(b"abcde"), "expected a buffer of bytes"),  # signed bytes, not viewed
+                     (array.array("i", [1, 2]), "expected a buffer of bytes"),
+                     (strided, "a buffer is not contiguous")):
+        with pytest.raises(ValueError, match=f"parquet batch: {why}"):
+            read(bad)

@@ -353,43 +353,23 @@ pub(crate) fn sources(
         .collect()
 }
 
-/// A buffer of bytes held open: Python's `bytes` export unsigned bytes (`B`), Arrow's buffers
-/// signed ones (`b`); both are read as bytes.
-enum Bytes {
-    Unsigned(PyBuffer<u8>),
-    Signed(PyBuffer<i8>),
+/// `obj`'s bytes, held open: any C-contiguous buffer of unsigned bytes (`bytes`, or Arrow's
+/// buffers through `memoryview(...).cast("B")`: Arrow exports them as signed bytes).
+fn byte_buffer(obj: &Bound<'_, PyAny>) -> PyResult<PyBuffer<u8>> {
+    let kind = || obj.get_type().name().map_or_else(|_| "?".to_string(), |n| n.to_string());
+    let buf = PyBuffer::<u8>::get(obj)
+        .map_err(|_| PyValueError::new_err(format!("parquet batch: expected a buffer of bytes, not {}", kind())))?;
+    if !buf.is_c_contiguous() {
+        return Err(PyValueError::new_err("parquet batch: a buffer is not contiguous"));
+    }
+    Ok(buf)
 }
 
-impl Bytes {
-    fn new(obj: &Bound<'_, PyAny>) -> PyResult<Bytes> {
-        let buf = match PyBuffer::<u8>::get(obj) {
-            Ok(b) => Bytes::Unsigned(b),
-            Err(_) => Bytes::Signed(PyBuffer::<i8>::get(obj).map_err(|_| {
-                PyValueError::new_err(format!(
-                    "parquet batch: expected a buffer of bytes, not {}",
-                    obj.get_type().name().map_or_else(|_| "?".to_string(), |n| n.to_string())
-                ))
-            })?),
-        };
-        let contiguous = match &buf {
-            Bytes::Unsigned(b) => b.is_c_contiguous(),
-            Bytes::Signed(b) => b.is_c_contiguous(),
-        };
-        if !contiguous {
-            return Err(PyValueError::new_err("parquet batch: a buffer is not contiguous"));
-        }
-        Ok(buf)
-    }
-
-    fn as_slice(&self) -> &[u8] {
-        let (ptr, len) = match self {
-            Bytes::Unsigned(b) => (b.buf_ptr(), b.len_bytes()),
-            Bytes::Signed(b) => (b.buf_ptr(), b.len_bytes()),
-        };
-        // SAFETY: a C-contiguous buffer of `len` one-byte items (checked in `new`), kept alive
-        // while `self` is; only read while attached, when no Python code can change it.
-        unsafe { std::slice::from_raw_parts(ptr as *const u8, len) }
-    }
+/// The bytes of a buffer checked by `byte_buffer`.
+fn buffer_slice(buf: &PyBuffer<u8>) -> &[u8] {
+    // SAFETY: a C-contiguous buffer of `len_bytes` bytes (`byte_buffer` checked both), kept
+    // alive while `buf` is borrowed; only read while attached, when no Python code can change it.
+    unsafe { std::slice::from_raw_parts(buf.buf_ptr() as *const u8, buf.len_bytes()) }
 }
 
 /// One batch of Arrow rows from `open_rows` (see `tokenmill.data.sources.parquet_rows`):
@@ -402,8 +382,8 @@ fn batches(item: &Bound<'_, PyAny>) -> PyResult<Vec<ExternalBatch>> {
     let (data, offsets, width, first, rows, valid): Item<'_> = item.extract()?;
     let bad = |what: &str| PyValueError::new_err(format!("parquet batch: {what}"));
     let (data, offsets, valid) =
-        (Bytes::new(&data)?, Bytes::new(&offsets)?, valid.as_ref().map(Bytes::new).transpose()?);
-    let (data, offsets, valid) = (data.as_slice(), offsets.as_slice(), valid.as_ref().map(Bytes::as_slice));
+        (byte_buffer(&data)?, byte_buffer(&offsets)?, valid.as_ref().map(byte_buffer).transpose()?);
+    let (data, offsets, valid) = (buffer_slice(&data), buffer_slice(&offsets), valid.as_ref().map(buffer_slice));
     if !(width == 4 || width == 8) || offsets.len() < (first + rows + 1) * width {
         return Err(bad("offsets shorter than the rows"));
     }

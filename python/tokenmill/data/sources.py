@@ -186,5 +186,11 @@ def _batches(pa: Any, f: Any, path: str, field: str, skip: int) -> Any:
             col = col.cast(pa.large_string())  # string views: offsets are what the reader takes
         valid, offsets, data = col.buffers()
         width = 4 if pa.types.is_string(col.type) else 8
-        # Arrow's buffers themselves (the buffer protocol): the core reads them in place.
-        yield (b"" if data is None else data, offsets, width, col.offset, len(col), valid if col.null_count else None)
+        yield (b"" if data is None else _unsigned(data), _unsigned(offsets), width, col.offset, len(col),
+               _unsigned(valid) if col.null_count else None)
+
+
+def _unsigned(buf: Any) -> memoryview:
+    # Arrow's buffer itself, read in place by the core: Arrow exports signed bytes ("b"), the
+    # view says unsigned ("B"), which is what the core takes.
+    return memoryview(buf).cast("B")
