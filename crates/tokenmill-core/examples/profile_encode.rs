@@ -2,7 +2,7 @@
 //! Prints MB/s for pre-tokenization alone and for the full encode (no Python involved).
 //! PROFILE_LOOP=N encodes each text N times and PRETOKENIZE_LOOP=N only pre-tokenizes (for
 //! `perf record`, with CARGO_PROFILE_RELEASE_DEBUG=line-tables-only for source lines);
-//! CHAR_STATS=1 counts the characters that merging may start whole; CACHE_SLOTS=N sizes the
+//! LINES=N encodes line by line, one call each; CHAR_STATS=1 counts the characters that merging may start whole; CACHE_SLOTS=N sizes the
 //! encoder's shared cache of merged pieces (0: none).
 
 use std::time::Instant;
@@ -73,6 +73,22 @@ fn main() {
                 "{path}: pretokenize {:.0} MB/s ({} pieces)",
                 (text.len() * n) as f64 / 1e6 / t.elapsed().as_secs_f64(),
                 pieces / n
+            );
+        }
+        return;
+    }
+    // LINES=N: encode each non-empty line of each text in its own call, N times (the shape of
+    // `benchmarks/formats.py`: one call per line, so per-call costs show).
+    if let Some(n) = std::env::var("LINES").ok().and_then(|v| v.parse::<usize>().ok()) {
+        for path in &args[3..] {
+            let text = String::from_utf8(std::fs::read(path).expect("read text")).expect("utf-8");
+            let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+            let t = Instant::now();
+            let total: usize =
+                (0..n).map(|_| lines.iter().map(|l| core.encode_ordinary(l).unwrap().len()).sum::<usize>()).sum();
+            println!(
+                "{path}: per line {:.1} MB/s ({total} tokens)",
+                (text.len() * n) as f64 / 1e6 / t.elapsed().as_secs_f64()
             );
         }
         return;

@@ -5,7 +5,7 @@
 //! no adjacent pair is a token. Two implementations of the same rule:
 //! - `merge_small`: a flat array scan, O(n*m), fastest for the short pieces of real text;
 //! - `merge_long`: the same scan answered by a shallow tree of block minimums, used for pieces
-//!   above a few dozen bytes (CJK runs are often 30-150 bytes) and for pathological ones, so
+//!   of more than a few dozen characters (CJK runs are often 10-50) and for pathological ones, so
 //!   that a megabyte of one repeated character stays near-linear (parts form a linked list,
 //!   or above 64 KiB are found by scanning, which halves the memory per byte).
 //!
@@ -19,15 +19,17 @@ use super::vocab::{ByteSet, Vocab};
 use crate::table::{self, Key, ShortKeyTable};
 use crate::types::Rank;
 
-/// Pieces longer than this (bytes) use `merge_long`.
+/// Pieces longer than this (bytes, or characters where they start whole) use `merge_long`.
 const LONG_THRESHOLD: usize = 32;
 
 /// Reusable working memory of one encode call (not one per piece): the merge arrays and the
 /// call's cache of merged pieces.
 ///
-/// Indexed by byte position; a part is named by the position where it starts. Nothing is
-/// removed while merging (a merged-away part just gets rank `Rank::MAX`), so the scan for the
-/// lowest rank runs over a dense `u32` slice that the compiler vectorizes and no memory moves.
+/// Indexed by unit: the parts merging starts from (bytes, or whole characters where `chars`
+/// allows), so a run of CJK text needs a third of the entries its bytes would; a part is named
+/// by the unit where it starts. Nothing is removed while merging (a merged-away part just gets
+/// rank `Rank::MAX`), so the scan for the lowest rank runs over a dense `u32` slice that the
+/// compiler vectorizes and no memory moves.
 #[derive(Default, Debug, Clone)]
 pub struct Scratch {
     /// Rank of the part starting here joined with the next part (`Rank::MAX`: none or dead).
@@ -35,6 +37,8 @@ pub struct Scratch {
     /// Token id of the part starting here (a merged part's id is the rank that merged it), or
     /// `INSIDE`.
     ids: Vec<Rank>,
+    /// Byte offset of each unit, and the piece length last, when units are not bytes.
+    starts: Vec<u32>,
     /// The linked list of part starts (unused above `SCAN_THRESHOLD`).
     next: Vec<u32>,
     prev: Vec<u32>,
@@ -194,12 +198,21 @@ fn merge_part(vocab: &Vocab, part: &[u8], out: &mut Vec<Rank>, scratch: &mut Scr
         0 => {}
         1 => out.push(vocab.byte_rank(part[0])),
         n if n <= LONG_THRESHOLD => merge_small(vocab, part, out, scratch),
+        // Merging counts characters, not bytes, where they start whole: a CJK run of up to
+        // `LONG_THRESHOLD` characters is short.
+        n if n <= 4 * LONG_THRESHOLD && chars(part) <= LONG_THRESHOLD => merge_small(vocab, part, out, scratch),
         n if n < BACKTRACK_THRESHOLD => merge_long(vocab, part, out, scratch),
         _ => match few_bytes(part) {
             Some(set) => merge_backtrack(vocab, part, &set, out, scratch),
             None => merge_long(vocab, part, out, scratch),
         },
     }
+}
+
+/// Number of UTF-8 characters (bytes that do not continue a character) in `part`.
+#[inline]
+fn chars(part: &[u8]) -> usize {
+    part.iter().filter(|&&b| b & 0xC0 != 0x80).count()
 }
 
 /// Parts at least this long (bytes) may use `merge_backtrack`: `merge_long` takes 1-2 ms
@@ -308,18 +321,65 @@ fn merge_with<M: MinIndex>(
     from_chars: bool,
     scan: bool,
 ) {
-    // Why two ways to find neighbouring parts: a linked list is fastest while the piece's
-    // arrays stay in cache; on huge pieces the merge order jumps across the piece and memory
-    // is the cost, so there the list is dropped and parts are found by scanning `ids`.
-    let Scratch { ranks, ids, next, prev, .. } = scratch;
-    if !scan {
-        merge_loop(vocab, piece, out, ranks, ids, index, &mut Linked { next, prev }, from_chars)
+    let Scratch { ranks, ids, starts, next, prev, .. } = scratch;
+    ranks.clear();
+    ids.clear();
+    if from_chars && piece.iter().any(|&b| b >= 0xC2) {
+        // Units are whole characters where the vocabulary allows it (see `chars`), else bytes.
+        starts.clear();
+        let n = piece.len();
+        let mut i = 0;
+        while i < n {
+            let (len, id) = vocab.char_rank(piece, i).unwrap_or((1, vocab.byte_rank(piece[i])));
+            starts.push(i as u32);
+            ids.push(id);
+            i += len;
+        }
+        starts.push(n as u32);
+        ranks.extend(starts.windows(3).map(|w| {
+            let (a, e) = (w[0] as usize, w[2] as usize);
+            if e == a + 2 {
+                vocab.pair_rank(piece[a], piece[a + 1])
+            } else {
+                vocab.rank(&piece[a..e]).unwrap_or(Rank::MAX)
+            }
+        }));
+        ranks.push(Rank::MAX);
+        dispatch(vocab, piece, out, ranks, ids, index, Starts(starts), next, prev, scan)
     } else {
-        merge_loop(vocab, piece, out, ranks, ids, index, &mut Scanned, from_chars)
+        ranks.extend(piece.windows(2).map(|w| vocab.pair_rank(w[0], w[1])));
+        ranks.push(Rank::MAX);
+        ids.extend(piece.iter().map(|&b| vocab.byte_rank(b)));
+        dispatch(vocab, piece, out, ranks, ids, index, Bytes(piece.len()), next, prev, scan)
     }
 }
 
-/// Pieces longer than this (bytes) find neighbouring parts by scanning (see `merge_with`).
+/// Runs the merge loop with the chosen way to find neighbouring parts. Why two: a linked list
+/// is fastest while the piece's arrays stay in cache; on huge pieces the merge order jumps
+/// across the piece and memory is the cost, so there the list is dropped and parts are found
+/// by scanning `ids`.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn dispatch<M: MinIndex, U: Units>(
+    vocab: &Vocab,
+    piece: &[u8],
+    out: &mut Vec<Rank>,
+    ranks: &mut [Rank],
+    ids: &mut [Rank],
+    index: &mut M,
+    units: U,
+    next: &mut Vec<u32>,
+    prev: &mut Vec<u32>,
+    scan: bool,
+) {
+    if !scan {
+        merge_loop(vocab, piece, out, ranks, ids, index, &mut Linked { next, prev }, units)
+    } else {
+        merge_loop(vocab, piece, out, ranks, ids, index, &mut Scanned, units)
+    }
+}
+
+/// Pieces longer than this (bytes) find neighbouring parts by scanning (see `dispatch`).
 const SCAN_THRESHOLD: usize = 1 << 16;
 
 /// `merge_long` with the scanning variant forced at any length (for tests, which cannot
@@ -330,16 +390,43 @@ pub fn merge_long_scanning(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>) {
     merge_with(vocab, piece, out, &mut scratch, &mut tree, true, true);
 }
 
-/// `ids` value of a position inside a part (not where a part starts).
+/// `ids` value of a unit inside a part (not where a part starts).
 const INSIDE: Rank = Rank::MAX;
 
-/// How the merge loop finds the parts next to a part (named by its start position).
+/// Where the units of a piece start: `at(k)` is the byte offset of unit `k`, and `at(m)` (one
+/// past the last unit) the piece length.
+trait Units {
+    fn at(&self, k: usize) -> usize;
+}
+
+/// Units are the piece's bytes (`.0` is its length).
+struct Bytes(usize);
+
+impl Units for Bytes {
+    #[inline(always)]
+    fn at(&self, k: usize) -> usize {
+        debug_assert!(k <= self.0);
+        k
+    }
+}
+
+/// Units start at the listed offsets (the piece length last).
+struct Starts<'a>(&'a [u32]);
+
+impl Units for Starts<'_> {
+    #[inline(always)]
+    fn at(&self, k: usize) -> usize {
+        self.0[k] as usize
+    }
+}
+
+/// How the merge loop finds the parts next to a part (named by its first unit).
 trait Parts {
-    /// Sets up for the parts marked in `ids` (starts hold an id, other positions `INSIDE`).
-    fn init(&mut self, ids: &[Rank]);
-    /// Start of the part after the part at `i` (or the piece length).
+    /// Sets up for `m` units, each its own part.
+    fn init(&mut self, m: usize);
+    /// First unit of the part after the part at `i` (or `ids.len()`).
     fn next(&self, ids: &[Rank], i: usize) -> usize;
-    /// Start of the part before the part at `i > 0`.
+    /// First unit of the part before the part at `i > 0`.
     fn prev(&self, ids: &[Rank], i: usize) -> usize;
     /// The part at `j` joined the part at `i`; `e` starts the part after them.
     fn join(&mut self, i: usize, e: usize);
@@ -352,18 +439,12 @@ struct Linked<'a> {
 }
 
 impl Parts for Linked<'_> {
-    fn init(&mut self, ids: &[Rank]) {
-        let n = ids.len();
+    fn init(&mut self, m: usize) {
         self.next.clear();
         self.prev.clear();
-        self.next.resize(n, n as u32);
-        self.prev.resize(n, 0);
-        let mut last = 0;
-        for (i, _) in ids.iter().enumerate().skip(1).filter(|(_, &id)| id != INSIDE) {
-            self.next[last] = i as u32;
-            self.prev[i] = last as u32;
-            last = i;
-        }
+        self.next.extend(1..=m as u32);
+        // `prev[0]` is never read.
+        self.prev.extend((0..m as u32).map(|k| k.saturating_sub(1)));
     }
     #[inline]
     fn next(&self, _: &[Rank], i: usize) -> usize {
@@ -387,7 +468,7 @@ impl Parts for Linked<'_> {
 struct Scanned;
 
 impl Parts for Scanned {
-    fn init(&mut self, _: &[Rank]) {}
+    fn init(&mut self, _: usize) {}
     #[inline]
     fn next(&self, ids: &[Rank], i: usize) -> usize {
         let mut k = i + 1;
@@ -408,48 +489,22 @@ impl Parts for Scanned {
     fn join(&mut self, _: usize, _: usize) {}
 }
 
+/// Merges the units of `piece` (ids and adjacent-pair ranks already set) and appends the
+/// resulting tokens to `out`.
 #[allow(clippy::too_many_arguments)]
-fn merge_loop<M: MinIndex, P: Parts>(
+fn merge_loop<M: MinIndex, P: Parts, U: Units>(
     vocab: &Vocab,
     piece: &[u8],
     out: &mut Vec<Rank>,
-    ranks: &mut Vec<Rank>,
-    ids: &mut Vec<Rank>,
+    ranks: &mut [Rank],
+    ids: &mut [Rank],
     index: &mut M,
     parts: &mut P,
-    from_chars: bool,
+    units: U,
 ) {
-    let n = piece.len();
-    ranks.clear();
-    ids.clear();
-    if from_chars && piece.iter().any(|&b| b >= 0xC2) {
-        // Parts start as whole characters where the vocabulary allows it (see `chars`), else
-        // as bytes.
-        ranks.resize(n, Rank::MAX);
-        ids.resize(n, INSIDE);
-        let mut i = 0;
-        while i < n {
-            let (len, id) = vocab.char_rank(piece, i).unwrap_or((1, vocab.byte_rank(piece[i])));
-            ids[i] = id;
-            i += len;
-        }
-        parts.init(ids);
-        let (mut i, mut j) = (0, parts.next(ids, 0));
-        while j < n {
-            let e = parts.next(ids, j);
-            ranks[i] = if e == i + 2 {
-                vocab.pair_rank(piece[i], piece[i + 1])
-            } else {
-                vocab.rank(&piece[i..e]).unwrap_or(Rank::MAX)
-            };
-            (i, j) = (j, e);
-        }
-    } else {
-        ranks.extend(piece.windows(2).map(|w| vocab.pair_rank(w[0], w[1])));
-        ranks.push(Rank::MAX);
-        ids.extend(piece.iter().map(|&b| vocab.byte_rank(b)));
-        parts.init(ids);
-    }
+    let m = ids.len();
+    let rank_of = |a: usize, e: usize| vocab.rank(&piece[units.at(a)..units.at(e)]).unwrap_or(Rank::MAX);
+    parts.init(m);
     index.build(ranks);
     while let Some((rank, i)) = index.min(ranks) {
         // Part j (after i) joins part i; e is the part after both.
@@ -459,15 +514,15 @@ fn merge_loop<M: MinIndex, P: Parts>(
         ids[j] = INSIDE;
         parts.join(i, e);
         index.set(ranks, j, Rank::MAX);
-        let joined = if e < n { vocab.rank(&piece[i..parts.next(ids, e)]).unwrap_or(Rank::MAX) } else { Rank::MAX };
+        let joined = if e < m { rank_of(i, parts.next(ids, e)) } else { Rank::MAX };
         index.set(ranks, i, joined);
         if i > 0 {
             let p = parts.prev(ids, i);
-            index.set(ranks, p, vocab.rank(&piece[p..e]).unwrap_or(Rank::MAX));
+            index.set(ranks, p, rank_of(p, e));
         }
     }
     let mut i = 0;
-    while i < n {
+    while i < m {
         out.push(ids[i]);
         i = parts.next(ids, i);
     }
