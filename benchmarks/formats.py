@@ -234,23 +234,39 @@ def run_one(lib: str, name: str, path: str, corpus: str, threads: int, mb: float
     return {"load_ms": load * 1e3, "mbps": size / t, "cpu_s": cpu, "wall_s": t, "digests": digests}
 
 
-def measure(lib, name, path, corpus, threads, mb, repeat: int = 1) -> dict | None:
-    """`repeat` fresh processes, each one first pass; the fastest load and the fastest pass
-    (a shared machine only ever slows a run down, so the best is the least disturbed)."""
-    best: dict | None = None
+def measure(lib, name, path, corpus, threads, mb) -> dict:
+    """One fresh process: load, then one first pass (or `{"error": ...}`)."""
+    cmd = [sys.executable, __file__, "--one", json.dumps([lib, name, str(path), corpus, threads, mb])]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        err = (r.stderr.strip().splitlines() or ["?"])[-1]
+        return {"error": err[:90]}
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def measure_rows(libs, name, path, corpus, threads, mb, repeat: int) -> dict[str, dict]:
+    """`repeat` rounds, each one fresh process per library in turn, so that every library
+    samples the same moments of a shared host. Per library: the fastest load and the fastest
+    pass (a shared machine only ever slows a run down, so the best is the least disturbed),
+    and `paired`, the median over rounds of its speed over HF's in the same round."""
+    import statistics
+
+    runs: dict[str, list[dict]] = {lib: [] for lib in libs}
     for _ in range(repeat):
-        cmd = [sys.executable, __file__, "--one", json.dumps([lib, name, str(path), corpus, threads, mb])]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            err = (r.stderr.strip().splitlines() or ["?"])[-1]
-            return {"error": err[:90]}
-        got = json.loads(r.stdout.strip().splitlines()[-1])
-        if best is None:
-            best = got
-        else:
-            best["load_ms"] = min(best["load_ms"], got["load_ms"])
-            best["mbps"] = max(best["mbps"], got["mbps"])
-    return best
+        for lib in libs:
+            if not (runs[lib] and "error" in runs[lib][-1]):
+                runs[lib].append(measure(lib, name, path, corpus, threads, mb))
+    rows = {}
+    for lib, got in runs.items():
+        if any("error" in g for g in got):
+            rows[lib] = next(g for g in got if "error" in g)
+            continue
+        best = dict(got[0], load_ms=min(g["load_ms"] for g in got), mbps=max(g["mbps"] for g in got))
+        hf = runs.get("HF") or []
+        if hf and all("mbps" in h for h in hf):
+            best["paired"] = statistics.median(g["mbps"] / h["mbps"] for g, h in zip(got, hf))
+        rows[lib] = best
+    return rows
 
 
 def main() -> int:
@@ -273,26 +289,26 @@ def main() -> int:
     libs = args.libs.split(",")
     if args.scaling:
         return scaling(args.files.split(","), libs, args.mb, args.scaling, workdir)
-    print(f"{args.mb} MB per corpus; each row the best of {args.repeat} fresh process(es), each one first pass (no warm-up); "
-          "exact = ids equal to HF's on every line")
+    print(f"{args.mb} MB per corpus; each row the best of {args.repeat} fresh process(es), each one first pass (no warm-up), "
+          "the libraries taking turns; paired = median of the per-round ratios to HF; exact = ids equal to HF's on every line")
     if "2" in args.threads.split(","):
         print(f"machine ceiling for 2 threads: two CPU-bound processes run {parallel_ceiling():.2f}x as fast as one")
-    print(f"{'file':8} {'corpus':13} {'library':12} {'thr':>3} {'load ms':>8} {'MB/s':>8} {'vs HF':>7} {'vs Enc':>7}  exact")
+    print(f"{'file':8} {'corpus':13} {'library':12} {'thr':>3} {'load ms':>8} {'MB/s':>8} {'vs HF':>7} {'paired':>7} {'vs Enc':>7}  exact")
     for name in args.files.split(","):
         path = plain_file(name, workdir)
         for corpus in ("english", "multilingual"):
             for threads in (int(t) for t in args.threads.split(",")):
-                rows = {}
-                for lib in libs:
-                    if lib == "tm Encoding" and name not in ENCODING_OF:
-                        continue
-                    if lib == "nanotoken" and name != "bert":
-                        continue  # WordPiece only
-                    rows[lib] = measure(lib, name, path, corpus, threads, args.mb, args.repeat)
+                here = [
+                    lib
+                    for lib in libs
+                    if not (lib == "tm Encoding" and name not in ENCODING_OF)
+                    and not (lib == "nanotoken" and name != "bert")  # WordPiece only
+                ]
+                rows = measure_rows(here, name, path, corpus, threads, args.mb, args.repeat)
                 hf = rows.get("HF") or {}
                 for lib, r in rows.items():
                     if "error" in r:
-                        print(f"{name:8} {corpus:13} {lib:12} {threads:>3} {'-':>8} {'-':>8} {'-':>7} {'-':>7}  error: {r['error']}")
+                        print(f"{name:8} {corpus:13} {lib:12} {threads:>3} {'-':>8} {'-':>8} {'-':>7} {'-':>7} {'-':>7}  error: {r['error']}")
                         continue
                     vs_hf = f"{r['mbps'] / hf['mbps']:6.1f}x" if hf.get("mbps") else "-"
                     enc = rows.get("tm Encoding")
@@ -302,7 +318,8 @@ def main() -> int:
                         exact = "yes" if bad == 0 else f"NO ({bad} lines differ)"
                     else:
                         exact = "?"
-                    print(f"{name:8} {corpus:13} {lib:12} {threads:>3} {r['load_ms']:8.1f} {r['mbps']:8.2f} {vs_hf:>7} {vs_enc:>7}  {exact}")
+                    paired = f"{r['paired']:6.1f}x" if "paired" in r else "-"
+                    print(f"{name:8} {corpus:13} {lib:12} {threads:>3} {r['load_ms']:8.1f} {r['mbps']:8.2f} {vs_hf:>7} {paired:>7} {vs_enc:>7}  {exact}")
     return 0
 
 
