@@ -1,8 +1,9 @@
 //! Starting BPE from whole characters (`tokenmill_core::bpe::chars`) gives exactly the tokens of
 //! starting from bytes: checked on the real OpenAI vocabularies, on windows of real
 //! multilingual text taken at arbitrary byte offsets (so every kind of neighbour, broken
-//! characters included), and on random mixes of scripts. Also: cutting long pieces where no
-//! token holds the two bytes side by side (`bpe::merge::split_points`) changes nothing.
+//! characters included), and on random mixes of scripts. Also: cutting pieces where no token
+//! holds the two bytes side by side, or spans the two characters (`bpe::merge::split_points`),
+//! changes nothing.
 
 use tokenmill_core::bpe::backtrack;
 use tokenmill_core::bpe::merge::{
@@ -128,6 +129,86 @@ fn malformed_bytes_and_empty_pieces() {
     // A long run of malformed bytes takes the long-piece paths.
     let junk: Vec<u8> = (0..5000u32).map(|i| [0xe6, 0x97, 0xa5, 0x80, 0xff, 0xc2][(i * 7 % 6) as usize]).collect();
     check(&v, &junk, "malformed run");
+}
+
+#[test]
+fn cjk_runs_split_between_characters_no_token_spans() {
+    // Runs of CJK text are cut where no token spans the two characters (`chars::CharJoins`),
+    // though nearly every byte pair there occurs in some token; each part is merged alone.
+    // Windows of real ja/zh text from a character start (runs of up to 200 characters, with
+    // their kana, punctuation and Latin neighbours), and with a stray byte, must give the
+    // whole piece's BPE; and many cuts must be ones the byte-pair test alone would not make.
+    let texts: Vec<String> = ["ja-JP", "zh-CN"]
+        .iter()
+        .map(|l| read_text_file(&shared_data(&format!("corpus/debian-handbook.{l}.txt.gz"))).expect("gzip -dc"))
+        .collect();
+    let mut rng = Rng(0xC7C7);
+    for name in ["o200k_base", "cl100k_base"] {
+        let v = vocab(name);
+        let (mut by_chars, mut all) = (0, 0);
+        for text in &texts {
+            let b = text.as_bytes();
+            for round in 0..3000 {
+                let mut start = rng.below(b.len() - 700);
+                while !text.is_char_boundary(start) {
+                    start += 1;
+                }
+                let mut piece = b[start..start + 16 + rng.below(600)].to_vec();
+                if round % 5 == 0 {
+                    piece.insert(rng.below(piece.len()), rng.below(256) as u8);
+                }
+                let (mut got, mut want) = (Vec::new(), Vec::new());
+                encode_piece(&v, &piece, &mut got);
+                merge_bytewise(&v, &piece, &mut want);
+                if v.rank(&piece).is_none() {
+                    assert_eq!(got, want, "{name} round {round} piece {:?}", String::from_utf8_lossy(&piece));
+                }
+                for cut in split_points(&v, &piece) {
+                    all += 1;
+                    by_chars += v.joinable(piece[cut - 1], piece[cut]) as usize;
+                }
+            }
+        }
+        assert!(by_chars > all / 5 && by_chars > 10_000, "{name}: {by_chars} of {all} cuts by characters");
+    }
+}
+
+#[test]
+fn no_token_spans_a_boundary_the_character_test_cuts() {
+    // The claim behind each cut, checked by brute force against every token: at a boundary
+    // between characters C1 and C2 that `split_points` cuts, no token has, at any point,
+    // bytes before it that end with C1 (or are a suffix of it) and bytes after it that start
+    // with C2 (or are a prefix of it).
+    let v = vocab("o200k_base");
+    let mut by_pair: std::collections::HashMap<(u8, u8), Vec<(u32, usize)>> = Default::default();
+    for r in 0..200_000u32 {
+        if let Some(t) = v.token_bytes(r as u64) {
+            for k in 1..t.len() {
+                by_pair.entry((t[k - 1], t[k])).or_default().push((r, k));
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for l in ["ja-JP", "zh-CN"] {
+        let text = read_text_file(&shared_data(&format!("corpus/debian-handbook.{l}.txt.gz"))).expect("gzip -dc");
+        let chars: Vec<&str> = text.split_terminator("").skip(1).take(200_000).collect();
+        for w in chars.windows(2) {
+            let piece = format!("{}{}", w[0], w[1]);
+            let piece = piece.as_bytes();
+            if split_points(&v, piece).next().is_none() || !seen.insert(piece.to_vec()) {
+                continue;
+            }
+            let (c1, c2) = (w[0].as_bytes(), w[1].as_bytes());
+            for &(r, k) in by_pair.get(&(c1[c1.len() - 1], c2[0])).map_or(&[][..], |x| x) {
+                let t = v.token_bytes(r as u64).unwrap();
+                let (left, right) = (&t[..k], &t[k..]);
+                let l_ok = if left.len() >= c1.len() { left.ends_with(c1) } else { c1.ends_with(left) };
+                let r_ok = if right.len() >= c2.len() { right.starts_with(c2) } else { c2.starts_with(right) };
+                assert!(!(l_ok && r_ok), "token {r} {:?} spans the cut {:?}", String::from_utf8_lossy(t), w);
+            }
+        }
+    }
+    assert!(seen.len() > 5000, "the test should check many cut pairs ({})", seen.len());
 }
 
 #[test]

@@ -15,6 +15,7 @@
 //! byte start, as the specification the fast paths are tested against.
 
 use super::backtrack;
+use super::chars;
 use super::vocab::{ByteSet, Vocab};
 use crate::table::{self, Key, ShortKeyTable};
 use crate::types::Rank;
@@ -159,7 +160,7 @@ pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scrat
             scratch.cache.insert(key, &out[before..]);
             return;
         }
-        merge_small(vocab, piece, out, scratch);
+        merge_piece(vocab, piece, out, scratch);
         scratch.cache.insert(key, &out[before..]);
         shared.insert(key, hash, &out[before..]);
         return;
@@ -176,19 +177,25 @@ pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scrat
         }
     }
     let before = out.len();
-    if piece.len() <= LONG_THRESHOLD {
-        merge_small(vocab, piece, out, scratch)
-    } else {
-        let mut start = 0;
-        for cut in split_points(vocab, piece) {
-            merge_part(vocab, &piece[start..cut], out, scratch);
-            start = cut;
-        }
-        merge_part(vocab, &piece[start..], out, scratch);
-    }
+    merge_piece(vocab, piece, out, scratch);
     if cached {
         scratch.cache.insert_long(piece, &out[before..]);
     }
+}
+
+/// Merges a whole piece that is not a token: a short ASCII one at once, any other one part
+/// by part (see `split_points`).
+#[inline]
+fn merge_piece(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) {
+    if piece.len() <= LONG_THRESHOLD && piece.iter().all(|&b| b < 0xC2) {
+        return merge_small(vocab, piece, out, scratch);
+    }
+    let mut start = 0;
+    for cut in split_points(vocab, piece) {
+        merge_part(vocab, &piece[start..cut], out, scratch);
+        start = cut;
+    }
+    merge_part(vocab, &piece[start..], out, scratch);
 }
 
 /// Merges one part of a long piece, from bytes (never a whole-token lookup: that rule is for
@@ -197,7 +204,11 @@ fn merge_part(vocab: &Vocab, part: &[u8], out: &mut Vec<Rank>, scratch: &mut Scr
     match part.len() {
         0 => {}
         1 => out.push(vocab.byte_rank(part[0])),
-        n if n <= LONG_THRESHOLD => merge_small(vocab, part, out, scratch),
+        n if n <= LONG_THRESHOLD => {
+            if part[0] < 0xC2 || !few_chars(vocab, part, out) {
+                merge_small(vocab, part, out, scratch)
+            }
+        }
         // Merging counts characters, not bytes, where they start whole: a CJK run of up to
         // `LONG_THRESHOLD` characters is short.
         n if n <= 4 * LONG_THRESHOLD && chars(part) <= LONG_THRESHOLD => merge_small(vocab, part, out, scratch),
@@ -206,6 +217,29 @@ fn merge_part(vocab: &Vocab, part: &[u8], out: &mut Vec<Rank>, scratch: &mut Scr
             Some(set) => merge_backtrack(vocab, part, &set, out, scratch),
             None => merge_long(vocab, part, out, scratch),
         },
+    }
+}
+
+/// A part of one or two characters that merging may start whole (most parts of a CJK run):
+/// appends what the merge loop would give from those units (the character's token; the
+/// pair's token if there is one, else both) and returns true; false (nothing appended) for
+/// any other part.
+#[inline]
+fn few_chars(vocab: &Vocab, part: &[u8], out: &mut Vec<Rank>) -> bool {
+    let Some((n1, id1)) = vocab.char_rank(part, 0) else { return false };
+    if n1 == part.len() {
+        out.push(id1);
+        return true;
+    }
+    match vocab.char_rank(part, n1) {
+        Some((n2, id2)) if n1 + n2 == part.len() => {
+            match vocab.rank(part) {
+                Some(r) => out.push(r),
+                None => out.extend_from_slice(&[id1, id2]),
+            }
+            true
+        }
+        _ => false,
     }
 }
 
@@ -251,14 +285,34 @@ pub fn merge_backtrack(vocab: &Vocab, part: &[u8], set: &ByteSet, out: &mut Vec<
     }
 }
 
-/// Offsets where a long piece falls apart into parts that merge independently: between two
-/// bytes that occur next to each other in no token (and at a character boundary). Why this
-/// is exact: a merge makes a token holding both joined parts' bytes, so a token spanning such
-/// a point would hold that byte pair; none does, so no merge ever crosses it, and merging
-/// each side alone (leftmost lowest rank within the side) makes the same merges. It keeps
-/// long pieces of varied text (random letters, say) fast: parts are short and cache-resident.
+/// Offsets where a long piece falls apart into parts that merge independently: character
+/// boundaries that no token spans, judged by the two bytes there (a pair that occurs next to
+/// each other in no token) and, next to a non-ASCII character, by the two characters
+/// (`chars::CharJoins`). Why this is exact: a merge makes a token holding both joined parts'
+/// bytes, so a merge across such a point would make a token that spans it; none does, so no
+/// merge ever crosses it, and merging each side alone (leftmost lowest rank within the side)
+/// makes the same merges. It keeps long pieces of varied text (random letters, say) fast, and
+/// cuts runs of CJK text into words: parts are short and cache-resident.
 pub fn split_points<'a>(vocab: &'a Vocab, piece: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
-    (1..piece.len()).filter(move |&i| piece[i] & 0xC0 != 0x80 && !vocab.joinable(piece[i - 1], piece[i]))
+    let joins = vocab.char_joins();
+    let next_start =
+        move |s: usize| piece[s + 1..].iter().position(|&b| b & 0xC0 != 0x80).map_or(piece.len(), |x| s + 1 + x);
+    // The character before the boundary: its code point (`NO_CHAR` if malformed or longer).
+    let first = next_start(0);
+    let mut prev = chars::code_point(&piece[..first]);
+    let mut s = first;
+    std::iter::from_fn(move || {
+        while s < piece.len() {
+            let e = next_start(s);
+            let c = chars::code_point(&piece[s..e]);
+            let (a, at) = (std::mem::replace(&mut prev, c), std::mem::replace(&mut s, e));
+            let (x, y) = (piece[at - 1], piece[at]);
+            if !vocab.joinable(x, y) || (x >= 0x80 || y >= 0x80) && !joins.spanned(a, c, x, y) {
+                return Some(at);
+            }
+        }
+        None
+    })
 }
 
 /// Flat-array merge for short pieces (tiktoken's algorithm shape): repeatedly find the

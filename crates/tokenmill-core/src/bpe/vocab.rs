@@ -43,6 +43,8 @@ pub struct Vocab {
     /// Bit `b0 << 8 | b1` is set when the bytes `b0 b1` occur next to each other inside some
     /// mergeable token: where they do not, no merge can ever join them (see `merge::split_points`).
     joinable: Vec<u64>,
+    /// The same test by characters, next to a non-ASCII character (see `chars::CharJoins`).
+    char_joins: chars::CharJoins,
     /// Rank of every single-byte token.
     byte_ranks: [Rank; 256],
     /// Per code point below U+10000: where its entry is in `char_infos`, if merging may start
@@ -185,6 +187,7 @@ impl Vocab {
             n_mergeable,
             pair_ranks,
             joinable: vec![0; 1 << 10],
+            char_joins: Default::default(),
             byte_ranks,
             char_index: Vec::new(),
             char_infos: Vec::new(),
@@ -192,13 +195,16 @@ impl Vocab {
             shared: SharedCache::default(),
         };
         let mut joinable = vec![0u64; 1 << 10];
+        let mut char_joins = chars::CharJoins::default();
         for t in (0..vocab.spans.len() as Rank).filter_map(|r| vocab.mergeable_bytes(r)) {
             for p in t.windows(2) {
                 let k = (p[0] as usize) << 8 | p[1] as usize;
                 joinable[k >> 6] |= 1 << (k & 63);
             }
+            char_joins.add(t);
         }
         vocab.joinable = joinable;
+        vocab.char_joins = char_joins;
         let tokens = (0..vocab.spans.len() as Rank).filter_map(|r| Some((vocab.mergeable_bytes(r)?, r)));
         (vocab.char_index, vocab.char_infos) = chars::safe_chars(tokens, |b| vocab.rank(b));
         Ok(vocab)
@@ -289,6 +295,12 @@ impl Vocab {
     pub fn joinable(&self, a: u8, b: u8) -> bool {
         let k = (a as usize) << 8 | b as usize;
         self.joinable[k >> 6] >> (k & 63) & 1 == 1
+    }
+
+    /// The character-level test of `chars::CharJoins`.
+    #[inline(always)]
+    pub fn char_joins(&self) -> &chars::CharJoins {
+        &self.char_joins
     }
 
     /// Bytes of token `id` (mergeable or special), or `None` for unknown ids.
