@@ -53,6 +53,9 @@ impl Pretokenizer {
     pub fn with_engine(pattern: &str, allow_fast: bool) -> Result<Self, CoreError> {
         if allow_fast {
             if let Some(kind) = KnownPattern::from_pattern(pattern) {
+                // The matchers' Unicode tables are built here, with the encoder, not on the
+                // clock of its first call (about a millisecond and 300 fresh pages).
+                unicode::tables();
                 return Ok(Pretokenizer::Fast(kind));
             }
             if let Some(d) = DfaSplitter::new(pattern) {
