@@ -198,7 +198,7 @@ fn merge_piece(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut S
     merge_part(vocab, &piece[start..], out, scratch);
 }
 
-/// Merges one part of a long piece, from bytes (never a whole-token lookup: that rule is for
+/// Merges one part of a piece, from its units (never a whole-token lookup: that rule is for
 /// whole pieces only, and a part that is a token may still merge differently).
 fn merge_part(vocab: &Vocab, part: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) {
     match part.len() {
