@@ -531,7 +531,9 @@ def test_batch_texts_are_read_as_their_chunks_come_up(tm, shared_data):
 def test_batch_list_shrunk_by_another_thread_fails_cleanly(tm):
     # A list is read in place, chunk by chunk, and other Python threads run while a chunk is
     # encoded: a list emptied meanwhile gives either the full result (read before) or a clear
-    # RuntimeError, never a crash or a result for a list that no longer exists.
+    # RuntimeError, never a crash or a result for a list that no longer exists. (A busy host
+    # may run the other thread before the call starts: then the list is empty, and so is the
+    # result.)
     enc = tm("cl100k_base")
     docs = [f"line {i} of a batch that another thread empties" for i in range(40000)]
     expected = enc.encode_ordinary_batch(list(docs))
@@ -540,7 +542,7 @@ def test_batch_list_shrunk_by_another_thread_fails_cleanly(tm):
         t = threading.Thread(target=lambda: (time.sleep(0.001), texts.clear()))
         t.start()
         try:
-            assert enc.encode_ordinary_batch(texts, num_threads=n) == expected
+            assert enc.encode_ordinary_batch(texts, num_threads=n) in (expected, [])
         except RuntimeError as e:
             assert "changed size during the call" in str(e)
         t.join()
