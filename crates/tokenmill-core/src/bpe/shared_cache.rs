@@ -179,8 +179,8 @@ fn slot_memory(n: usize) -> SlotMemory {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
-        let bytes = n * std::mem::size_of::<Slot>();
-        if n > 0 && bytes >= HUGE {
+        let bytes = n.checked_mul(std::mem::size_of::<Slot>()).unwrap_or(0);
+        if (HUGE..=usize::MAX - HUGE).contains(&bytes) {
             let map_len = bytes + HUGE;
             // SAFETY: a fresh private anonymous mapping (zero-filled by the system); the
             // aligned start stays inside it (`HUGE` bytes of slack), and `madvise` only
