@@ -315,18 +315,14 @@ fn lead_len(b: u8) -> Option<usize> {
     }
 }
 
-/// The code point of `c` if it is one ASCII character or a lead byte followed by exactly the
-/// continuation bytes it announces, below U+10000 (no check for overlong forms or surrogates:
-/// both sides of `CharJoins` use this same rule); else `NO_CHAR`.
+/// The code point of `c` if it is exactly one ASCII character or one well-formed two- or
+/// three-byte character (`decode_one`), else `NO_CHAR`. Both sides of `CharJoins` use this
+/// same rule, which is what its proof needs.
 #[inline(always)]
 pub fn code_point(c: &[u8]) -> u32 {
     match *c {
         [a] if a < 0x80 => a as u32,
-        [l, x] if l & 0xE0 == 0xC0 && is_continuation(x) => (l as u32 & 0x1F) << 6 | (x as u32 & 0x3F),
-        [l, x, y] if l & 0xF0 == 0xE0 && is_continuation(x) && is_continuation(y) => {
-            (l as u32 & 0x0F) << 12 | (x as u32 & 0x3F) << 6 | (y as u32 & 0x3F)
-        }
-        _ => NO_CHAR,
+        _ => decode_one(c).unwrap_or(NO_CHAR),
     }
 }
 
