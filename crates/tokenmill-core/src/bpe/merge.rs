@@ -188,7 +188,9 @@ pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scrat
 #[inline]
 fn merge_piece(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) {
     if piece.len() <= LONG_THRESHOLD && piece.iter().all(|&b| b < 0xC2) {
-        return merge_small(vocab, piece, out, scratch);
+        // No character here can start whole: merge from bytes (`merge_small` would scan the
+        // piece for one again).
+        return merge_with(vocab, piece, out, scratch, &mut Scan, false, false);
     }
     let mut start = 0;
     for cut in split_points(vocab, piece) {
