@@ -118,21 +118,24 @@ impl KnownPattern {
     /// (a tenth of the splitting time on English prose). A matcher bug cannot loop forever: an
     /// end that does not advance to a character boundary is replaced by the next character's.
     #[inline]
+    // Why closures: passed as a function item, the matcher was called through a
+    // `Fn::call` shim per piece, whatever the inline hints; a closure gets inlined.
+    #[allow(clippy::redundant_closure)]
     pub fn for_each_piece<F: FnMut(usize, usize)>(self, text: &str, f: F) {
         let t = tables();
         match self {
-            KnownPattern::R50k => pieces(t, text, f, r50k),
-            KnownPattern::Cl100k => pieces(t, text, f, cl100k_like::<false, false>),
-            KnownPattern::O200k => pieces(t, text, f, o200k),
-            KnownPattern::Llama3 => pieces(t, text, f, cl100k_like::<true, false>),
-            KnownPattern::Qwen2 => pieces(t, text, f, cl100k_like::<true, true>),
-            KnownPattern::DeepSeekV3 => pieces(t, text, f, deepseek_v3),
+            KnownPattern::R50k => pieces(t, text, f, |t, b, p| r50k(t, b, p)),
+            KnownPattern::Cl100k => pieces(t, text, f, |t, b, p| cl100k_like::<false, false>(t, b, p)),
+            KnownPattern::O200k => pieces(t, text, f, |t, b, p| o200k(t, b, p)),
+            KnownPattern::Llama3 => pieces(t, text, f, |t, b, p| cl100k_like::<true, false>(t, b, p)),
+            KnownPattern::Qwen2 => pieces(t, text, f, |t, b, p| cl100k_like::<true, true>(t, b, p)),
+            KnownPattern::DeepSeekV3 => pieces(t, text, f, |t, b, p| deepseek_v3(t, b, p)),
         }
     }
 }
 
 #[inline(always)]
-fn pieces<F: FnMut(usize, usize)>(t: &Tables, text: &str, mut f: F, next: fn(&Tables, &[u8], usize) -> usize) {
+fn pieces<F: FnMut(usize, usize), N: Fn(&Tables, &[u8], usize) -> usize>(t: &Tables, text: &str, mut f: F, next: N) {
     let b = text.as_bytes();
     let mut pos = 0;
     while pos < b.len() {
@@ -360,10 +363,11 @@ fn opt_contraction(b: &[u8], e: usize) -> usize {
 // r50k: '(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s
 // ---------------------------------------------------------------------------------------------
 
+#[inline(always)]
 fn r50k(t: &Tables, b: &[u8], pos: usize) -> usize {
-    let n = b.len();
     let c0 = b[pos];
-    // Fast path: ASCII letters with an optional leading space (most of English prose).
+    // Fast path, inlined into the piece loop: ASCII letters with an optional leading space
+    // (most of English prose).
     if c0 == b' ' {
         if let Some(&c1) = b.get(pos + 1) {
             if c1.is_ascii_alphabetic() {
@@ -373,6 +377,14 @@ fn r50k(t: &Tables, b: &[u8], pos: usize) -> usize {
     } else if c0.is_ascii_alphabetic() {
         return letters_end(t, b, pos + 1);
     }
+    r50k_rest(t, b, pos)
+}
+
+/// `r50k` past its fast path.
+#[inline(never)]
+fn r50k_rest(t: &Tables, b: &[u8], pos: usize) -> usize {
+    let n = b.len();
+    let c0 = b[pos];
 
     // '(?:[sdmt]|ll|ve|re)  (case-sensitive)
     if c0 == b'\'' {
@@ -440,17 +452,25 @@ fn r50k(t: &Tables, b: &[u8], pos: usize) -> usize {
 /// cl100k (`HF_WS=false`, `ONE_DIGIT=false`), llama3 (`HF_WS=true`) and qwen2 (`HF_WS=true`,
 /// `ONE_DIGIT=true`). `HF_WS` selects llama3's whitespace tail (o200k's, in fact) over
 /// cl100k's; `ONE_DIGIT` selects `\p{N}` over `\p{N}{1,3}`.
+#[inline(always)]
 fn cl100k_like<const HF_WS: bool, const ONE_DIGIT: bool>(t: &Tables, b: &[u8], pos: usize) -> usize {
-    let n = b.len();
     let c0 = b[pos];
-    // Fast path: ASCII letters, optionally after a space (alternative 2 either way: the space
-    // is a P char and cannot start alternative 1).
+    // Fast path, inlined into the piece loop: ASCII letters, optionally after a space
+    // (alternative 2 either way: the space is a P char and cannot start alternative 1).
     if c0.is_ascii_alphabetic() {
         return letters_end(t, b, pos + 1);
     }
-    if c0 == b' ' && pos + 1 < n && b[pos + 1].is_ascii_alphabetic() {
+    if c0 == b' ' && pos + 1 < b.len() && b[pos + 1].is_ascii_alphabetic() {
         return letters_end(t, b, pos + 2);
     }
+    cl100k_like_rest::<HF_WS, ONE_DIGIT>(t, b, pos)
+}
+
+/// `cl100k_like` past its fast path.
+#[inline(never)]
+fn cl100k_like_rest<const HF_WS: bool, const ONE_DIGIT: bool>(t: &Tables, b: &[u8], pos: usize) -> usize {
+    let n = b.len();
+    let c0 = b[pos];
 
     // '(?i:[sdmt]|ll|ve|re)
     if c0 == b'\'' {
@@ -556,6 +576,7 @@ fn punct_run(t: &Tables, b: &[u8], c0: u8, p1: usize, k0: u8, k1: u8, l1: usize,
 // All greedy, none possessive: P? first tries taking the char, then not taking it.
 // ---------------------------------------------------------------------------------------------
 
+#[inline(always)]
 fn o200k(t: &Tables, b: &[u8], pos: usize) -> usize {
     let n = b.len();
     let c0 = b[pos];
@@ -586,7 +607,14 @@ fn o200k(t: &Tables, b: &[u8], pos: usize) -> usize {
             }
         }
     }
+    o200k_rest(t, b, pos)
+}
 
+/// `o200k` past its fast path.
+#[inline(never)]
+fn o200k_rest(t: &Tables, b: &[u8], pos: usize) -> usize {
+    let n = b.len();
+    let c0 = b[pos];
     let (k0, l0) = cls(t, b, pos);
     let p1 = pos + l0;
     let k0_in_p = k0 & LNNL == 0;
