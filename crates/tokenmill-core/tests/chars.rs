@@ -7,7 +7,8 @@
 
 use tokenmill_core::bpe::backtrack;
 use tokenmill_core::bpe::merge::{
-    encode_piece, few_bytes, merge_bytewise, merge_long, merge_long_scanning, merge_small, split_points,
+    encode_piece, encode_piece_with, few_bytes, merge_bytewise, merge_long, merge_long_scanning, merge_small,
+    split_points, Scratch,
 };
 use tokenmill_core::formats::tiktoken::parse;
 use tokenmill_core::Vocab;
@@ -170,6 +171,59 @@ fn cjk_runs_split_between_characters_no_token_spans() {
             }
         }
         assert!(by_chars > all / 5 && by_chars > 10_000, "{name}: {by_chars} of {all} cuts by characters");
+    }
+}
+
+#[test]
+fn cached_parts_of_runs_give_pieces_of_the_same_bytes_their_own_tokens() {
+    // The parts a CJK run falls apart into go through the call's cache and the encoder's
+    // cache, the same caches whole pieces use. Encode runs of real ja/zh text with one
+    // scratch (one call), then each of their parts as a piece of its own, in the same call
+    // and in a new one: a part's bytes as a piece must still give the piece's tokens (the
+    // token, where the bytes are one; else the merge from bytes).
+    let texts: Vec<String> = ["ja-JP", "zh-CN"]
+        .iter()
+        .map(|l| read_text_file(&shared_data(&format!("corpus/debian-handbook.{l}.txt.gz"))).expect("gzip -dc"))
+        .collect();
+    for name in ["o200k_base", "cl100k_base"] {
+        let v = vocab(name);
+        let want = |piece: &[u8]| match v.rank(piece) {
+            Some(r) => vec![r],
+            None => {
+                let mut w = Vec::new();
+                merge_bytewise(&v, piece, &mut w);
+                w
+            }
+        };
+        let (mut scratch, mut parts) = (Scratch::default(), Vec::new());
+        for text in &texts {
+            let runs = text.split(|c: char| c.is_ascii() || c.is_whitespace()).filter(|r| r.len() > 15);
+            for run in runs.take(3000) {
+                let run = run.as_bytes();
+                let mut got = Vec::new();
+                encode_piece_with(&v, run, &mut got, &mut scratch);
+                assert_eq!(got, want(run), "{name} run {:?}", String::from_utf8_lossy(run));
+                let mut start = 0;
+                for cut in split_points(&v, run).chain([run.len()]) {
+                    parts.push(run[start..cut].to_vec());
+                    start = cut;
+                }
+            }
+        }
+        let mut tokens_parts = 0;
+        for fresh in [false, true] {
+            if fresh {
+                scratch = Scratch::default();
+            }
+            for part in &parts {
+                let mut got = Vec::new();
+                encode_piece_with(&v, part, &mut got, &mut scratch);
+                let w = want(part);
+                tokens_parts += (w.len() == 1 && part.len() > 3) as usize;
+                assert_eq!(got, w, "{name} part {:?} (new call: {fresh})", String::from_utf8_lossy(part));
+            }
+        }
+        assert!(tokens_parts > 100, "{name}: only {tokens_parts} parts of several characters are tokens");
     }
 }
 

@@ -82,7 +82,7 @@ impl PieceCache {
     const MAX_LONG: usize = 1 << 16;
     const MAX_TOKENS: usize = 1 << 22;
 
-    #[inline]
+    #[inline(always)]
     fn get(&self, key: Key) -> Option<&[Rank]> {
         let v = self.table.as_ref()?.get(key)? as usize;
         Some(&self.tokens[v >> 4..(v >> 4) + (v & 15)])
@@ -148,22 +148,7 @@ pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scrat
             out.push(r);
             return;
         }
-        if let Some(tokens) = scratch.cache.get(key) {
-            out.extend_from_slice(tokens);
-            return;
-        }
-        // Then the encoder's cache across calls and threads; a hit is kept in the call's
-        // cache too, which is smaller and stays in the CPU's caches.
-        let (before, hash) = (out.len(), table::mix(key));
-        let shared = vocab.shared_cache();
-        if shared.get(key, hash, out) {
-            scratch.cache.insert(key, &out[before..]);
-            return;
-        }
-        merge_piece(vocab, piece, out, scratch);
-        scratch.cache.insert(key, &out[before..]);
-        shared.insert(key, hash, &out[before..]);
-        return;
+        return through_caches(vocab, key, out, scratch, |out, scratch| merge_piece(vocab, piece, out, scratch));
     }
     if let Some(r) = vocab.rank(piece) {
         out.push(r);
@@ -194,21 +179,27 @@ fn merge_piece(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut S
     }
     let mut start = 0;
     for cut in split_points(vocab, piece) {
-        merge_part(vocab, &piece[start..cut], out, scratch);
+        merge_part(vocab, &piece[start..cut], out, scratch, true);
         start = cut;
     }
-    merge_part(vocab, &piece[start..], out, scratch);
+    // A piece that does not fall apart is cached whole by the caller.
+    merge_part(vocab, &piece[start..], out, scratch, start > 0);
 }
 
 /// Merges one part of a piece, from its units (never a whole-token lookup: that rule is for
 /// whole pieces only, and a part that is a token may still merge differently).
-fn merge_part(vocab: &Vocab, part: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) {
+/// With `cache`, a part of at most 15 bytes goes through the call's cache of merged pieces
+/// (see `merge_cached`).
+fn merge_part(vocab: &Vocab, part: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch, cache: bool) {
     match part.len() {
         0 => {}
         1 => out.push(vocab.byte_rank(part[0])),
         n if n <= LONG_THRESHOLD => {
             if part[0] < 0xC2 || !few_chars(vocab, part, out) {
-                merge_small(vocab, part, out, scratch)
+                match table::pack(part).filter(|_| cache) {
+                    Some(key) => merge_cached(vocab, part, key, out, scratch),
+                    None => merge_small(vocab, part, out, scratch),
+                }
             }
         }
         // Merging counts characters, not bytes, where they start whole: a CJK run of up to
@@ -220,6 +211,44 @@ fn merge_part(vocab: &Vocab, part: &[u8], out: &mut Vec<Rank>, scratch: &mut Scr
             None => merge_long(vocab, part, out, scratch),
         },
     }
+}
+
+/// `merge_small` of a part through the call's cache of merged pieces (`key`: the part's
+/// packed bytes). Why: a CJK run is a new piece almost every time, but its words (the parts
+/// `split_points` cuts it into) come back, and a part of three characters or more costs the
+/// merge loop. Exact: a part's tokens depend on its bytes alone (parts merge independently),
+/// and they are those of a piece with the same bytes that is not a token (such a piece falls
+/// apart into the same merges); a piece that is a token never reads the cache (its
+/// whole-token lookup comes first).
+#[inline]
+fn merge_cached(vocab: &Vocab, part: &[u8], key: Key, out: &mut Vec<Rank>, scratch: &mut Scratch) {
+    through_caches(vocab, key, out, scratch, |out, scratch| merge_small(vocab, part, out, scratch))
+}
+
+/// Appends the tokens of the short piece or part packed as `key`: from the call's cache, else
+/// from the encoder's cache across calls and threads (a hit is kept in the call's cache too,
+/// which is smaller and stays in the CPU's caches), else from `merge`, and caches them.
+#[inline(always)]
+fn through_caches(
+    vocab: &Vocab,
+    key: Key,
+    out: &mut Vec<Rank>,
+    scratch: &mut Scratch,
+    merge: impl FnOnce(&mut Vec<Rank>, &mut Scratch),
+) {
+    if let Some(tokens) = scratch.cache.get(key) {
+        out.extend_from_slice(tokens);
+        return;
+    }
+    let (before, hash) = (out.len(), table::mix(key));
+    let shared = vocab.shared_cache();
+    if shared.get(key, hash, out) {
+        scratch.cache.insert(key, &out[before..]);
+        return;
+    }
+    merge(out, scratch);
+    scratch.cache.insert(key, &out[before..]);
+    shared.insert(key, hash, &out[before..]);
 }
 
 /// A part of one or two characters that merging may start whole (most parts of a CJK run):
