@@ -148,7 +148,9 @@ pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scrat
             out.push(r);
             return;
         }
-        return through_caches(vocab, key, out, scratch, |out, scratch| merge_piece(vocab, piece, out, scratch));
+        return through_caches(vocab, key, out, scratch, |out, scratch| {
+            merge_piece(vocab, piece, out, scratch);
+        });
     }
     if let Some(r) = vocab.rank(piece) {
         out.push(r);
@@ -162,20 +164,22 @@ pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scrat
         }
     }
     let before = out.len();
-    merge_piece(vocab, piece, out, scratch);
-    if cached {
+    // A piece that fell apart has its parts cached already; it is rarely seen again whole
+    // (a CJK run), so keeping it too costs more than it saves.
+    if !merge_piece(vocab, piece, out, scratch) && cached {
         scratch.cache.insert_long(piece, &out[before..]);
     }
 }
 
 /// Merges a whole piece that is not a token: a short ASCII one at once, any other one part
-/// by part (see `split_points`).
+/// by part (see `split_points`). Returns true if it fell apart into parts.
 #[inline]
-fn merge_piece(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) {
+fn merge_piece(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) -> bool {
     if piece.len() <= LONG_THRESHOLD && piece.iter().all(|&b| b < 0xC2) {
         // No character here can start whole: merge from bytes (`merge_small` would scan the
         // piece for one again).
-        return merge_with(vocab, piece, out, scratch, &mut Scan, false, false);
+        merge_with(vocab, piece, out, scratch, &mut Scan, false, false);
+        return false;
     }
     let mut start = 0;
     for cut in split_points(vocab, piece) {
@@ -184,10 +188,12 @@ fn merge_piece(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut S
     }
     // A piece that does not fall apart is cached whole by the caller.
     merge_part(vocab, &piece[start..], out, scratch, start > 0);
+    start > 0
 }
 
 /// Merges one part of a piece, from its units (never a whole-token lookup: that rule is for
 /// whole pieces only, and a part that is a token may still merge differently).
+///
 /// With `cache`, a part of at most 15 bytes goes through the call's cache of merged pieces
 /// (see `merge_cached`).
 fn merge_part(vocab: &Vocab, part: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch, cache: bool) {
