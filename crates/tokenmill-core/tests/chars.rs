@@ -132,6 +132,14 @@ fn malformed_bytes_and_empty_pieces() {
     check(&v, &junk, "malformed run");
 }
 
+/// The Japanese and Chinese Debian handbooks.
+fn cjk_handbooks() -> Vec<String> {
+    ["ja-JP", "zh-CN"]
+        .iter()
+        .map(|l| read_text_file(&shared_data(&format!("corpus/debian-handbook.{l}.txt.gz"))).expect("gzip -dc"))
+        .collect()
+}
+
 #[test]
 fn cjk_runs_split_between_characters_no_token_spans() {
     // Runs of CJK text are cut where no token spans the two characters (`chars::CharJoins`),
@@ -139,10 +147,7 @@ fn cjk_runs_split_between_characters_no_token_spans() {
     // Windows of real ja/zh text from a character start (runs of up to 200 characters, with
     // their kana, punctuation and Latin neighbours), and with a stray byte, must give the
     // whole piece's BPE; and many cuts must be ones the byte-pair test alone would not make.
-    let texts: Vec<String> = ["ja-JP", "zh-CN"]
-        .iter()
-        .map(|l| read_text_file(&shared_data(&format!("corpus/debian-handbook.{l}.txt.gz"))).expect("gzip -dc"))
-        .collect();
+    let texts = cjk_handbooks();
     let mut rng = Rng(0xC7C7);
     for name in ["o200k_base", "cl100k_base"] {
         let v = vocab(name);
@@ -181,10 +186,7 @@ fn cached_parts_of_runs_give_pieces_of_the_same_bytes_their_own_tokens() {
     // scratch (one call), then each of their parts as a piece of its own, in the same call
     // and in a new one: a part's bytes as a piece must still give the piece's tokens (the
     // token, where the bytes are one; else the merge from bytes).
-    let texts: Vec<String> = ["ja-JP", "zh-CN"]
-        .iter()
-        .map(|l| read_text_file(&shared_data(&format!("corpus/debian-handbook.{l}.txt.gz"))).expect("gzip -dc"))
-        .collect();
+    let texts = cjk_handbooks();
     for name in ["o200k_base", "cl100k_base"] {
         let v = vocab(name);
         let want = |piece: &[u8]| match v.rank(piece) {
