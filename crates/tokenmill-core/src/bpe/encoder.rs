@@ -12,7 +12,7 @@ use super::merge::{encode_piece, encode_piece_with, Scratch};
 use super::vocab::Vocab;
 use crate::error::CoreError;
 use crate::parallel::{concat, parallel_map_with};
-use crate::pretokenize::{safe_cuts, Pretokenizer};
+use crate::pretokenize::{safe_cuts, PieceSink, Pretokenizer};
 use crate::special::{for_each_segment, Segment, SpecialMatcher};
 use crate::types::Rank;
 
@@ -166,8 +166,8 @@ impl CoreBpe {
     /// shared by its segments.
     #[inline]
     pub fn encode_segment(&self, text: &str, out: &mut Vec<Rank>, scratch: &mut Scratch) -> Result<(), CoreError> {
-        let bytes = text.as_bytes();
-        self.pretokenizer.for_each_piece(text, |s, e| encode_piece_with(&self.vocab, &bytes[s..e], out, scratch))
+        let mut sink = EncodeSink { vocab: &self.vocab, bytes: text.as_bytes(), out, scratch };
+        self.pretokenizer.for_each_piece_into(text, &mut sink)
     }
 
     /// Fails with `DisallowedSpecial` if `text` contains any token of `disallowed`.
@@ -250,5 +250,21 @@ impl CoreBpe {
     /// Concatenated bytes of `ids`.
     pub fn decode_bytes(&self, ids: &[Rank]) -> Result<Vec<u8>, CoreError> {
         self.vocab.decode_bytes(ids)
+    }
+}
+
+/// The piece loop's body for `encode_segment`, as a `PieceSink` so that it is inlined into
+/// each matcher's loop.
+struct EncodeSink<'a> {
+    vocab: &'a Vocab,
+    bytes: &'a [u8],
+    out: &'a mut Vec<Rank>,
+    scratch: &'a mut Scratch,
+}
+
+impl PieceSink for EncodeSink<'_> {
+    #[inline(always)]
+    fn piece(&mut self, start: usize, end: usize) {
+        encode_piece_with(self.vocab, &self.bytes[start..end], self.out, self.scratch)
     }
 }

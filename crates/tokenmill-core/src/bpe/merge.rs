@@ -137,17 +137,28 @@ pub fn encode_piece(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>) {
 }
 
 /// `encode_piece` with caller-provided scratch memory.
-#[inline]
+///
+/// Why two halves: most pieces of real text are short whole tokens (one lookup, no
+/// merging), and that half is inlined into the piece loop; the rest (the caches, merging,
+/// long pieces) stays out of line, so the common piece pays no call.
+#[inline(always)]
 pub fn encode_piece_with(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) {
+    let key = table::pack(piece);
+    if let Some(r) = key.and_then(|k| vocab.rank_of_key(k)) {
+        out.push(r);
+        return;
+    }
+    encode_piece_rest(vocab, piece, key, out, scratch)
+}
+
+/// `encode_piece_with` of a piece that is not a short whole token (`key`: its packed bytes,
+/// if short).
+#[inline(never)]
+fn encode_piece_rest(vocab: &Vocab, piece: &[u8], key: Option<Key>, out: &mut Vec<Rank>, scratch: &mut Scratch) {
     if piece.is_empty() {
         return;
     }
-    if let Some(key) = table::pack(piece) {
-        // Most pieces of real text are whole tokens: one lookup, no merging.
-        if let Some(r) = vocab.rank_of_key(key) {
-            out.push(r);
-            return;
-        }
+    if let Some(key) = key {
         return through_caches(vocab, key, out, scratch, |out, scratch| {
             merge_piece(vocab, piece, out, scratch);
         });

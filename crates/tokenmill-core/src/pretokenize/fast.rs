@@ -118,24 +118,48 @@ impl KnownPattern {
     /// (a tenth of the splitting time on English prose). A matcher bug cannot loop forever: an
     /// end that does not advance to a character boundary is replaced by the next character's.
     #[inline]
+    pub fn for_each_piece<F: FnMut(usize, usize)>(self, text: &str, f: F) {
+        self.for_each_piece_into(text, &mut FnSink(f))
+    }
+
+    /// `for_each_piece` into a `PieceSink`, whose `piece` is inlined into the matcher's loop.
+    #[inline]
     // Why closures: passed as a function item, the matcher was called through a
     // `Fn::call` shim per piece, whatever the inline hints; a closure gets inlined.
     #[allow(clippy::redundant_closure)]
-    pub fn for_each_piece<F: FnMut(usize, usize)>(self, text: &str, f: F) {
+    pub fn for_each_piece_into<S: PieceSink>(self, text: &str, sink: &mut S) {
         let t = tables();
         match self {
-            KnownPattern::R50k => pieces(t, text, f, |t, b, p| r50k(t, b, p)),
-            KnownPattern::Cl100k => pieces(t, text, f, |t, b, p| cl100k_like::<false, false>(t, b, p)),
-            KnownPattern::O200k => pieces(t, text, f, |t, b, p| o200k(t, b, p)),
-            KnownPattern::Llama3 => pieces(t, text, f, |t, b, p| cl100k_like::<true, false>(t, b, p)),
-            KnownPattern::Qwen2 => pieces(t, text, f, |t, b, p| cl100k_like::<true, true>(t, b, p)),
-            KnownPattern::DeepSeekV3 => pieces(t, text, f, |t, b, p| deepseek_v3(t, b, p)),
+            KnownPattern::R50k => pieces(t, text, sink, |t, b, p| r50k(t, b, p)),
+            KnownPattern::Cl100k => pieces(t, text, sink, |t, b, p| cl100k_like::<false, false>(t, b, p)),
+            KnownPattern::O200k => pieces(t, text, sink, |t, b, p| o200k(t, b, p)),
+            KnownPattern::Llama3 => pieces(t, text, sink, |t, b, p| cl100k_like::<true, false>(t, b, p)),
+            KnownPattern::Qwen2 => pieces(t, text, sink, |t, b, p| cl100k_like::<true, true>(t, b, p)),
+            KnownPattern::DeepSeekV3 => pieces(t, text, sink, |t, b, p| deepseek_v3(t, b, p)),
         }
     }
 }
 
+/// Receives the pieces of a text, in order. Why a trait besides closures: a sink's `piece`
+/// marked `#[inline(always)]` is inlined into each matcher's loop (six of them), where a
+/// closure is inlined at the compiler's discretion, which it stops doing once the body grows
+/// (the encoder's whole-token lookup, say).
+pub trait PieceSink {
+    fn piece(&mut self, start: usize, end: usize);
+}
+
+/// A closure as a `PieceSink`.
+pub struct FnSink<F>(pub F);
+
+impl<F: FnMut(usize, usize)> PieceSink for FnSink<F> {
+    #[inline(always)]
+    fn piece(&mut self, start: usize, end: usize) {
+        (self.0)(start, end)
+    }
+}
+
 #[inline(always)]
-fn pieces<F: FnMut(usize, usize), N: Fn(&Tables, &[u8], usize) -> usize>(t: &Tables, text: &str, mut f: F, next: N) {
+fn pieces<S: PieceSink, N: Fn(&Tables, &[u8], usize) -> usize>(t: &Tables, text: &str, sink: &mut S, next: N) {
     let b = text.as_bytes();
     let mut pos = 0;
     while pos < b.len() {
@@ -143,7 +167,7 @@ fn pieces<F: FnMut(usize, usize), N: Fn(&Tables, &[u8], usize) -> usize>(t: &Tab
         if end <= pos || end > b.len() || !text.is_char_boundary(end) {
             end = pos + text[pos..].chars().next().map_or(1, char::len_utf8);
         }
-        f(pos, end);
+        sink.piece(pos, end);
         pos = end;
     }
 }

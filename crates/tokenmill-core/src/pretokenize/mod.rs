@@ -27,7 +27,7 @@ pub mod unicode;
 use crate::error::CoreError;
 pub use cuts::safe_cuts;
 pub use dfa::DfaSplitter;
-pub use fast::KnownPattern;
+pub use fast::{FnSink, KnownPattern, PieceSink};
 pub use patterns::{CL100K_PAT, GPT2_ORIGINAL_PAT, O200K_PAT, R50K_PAT};
 
 /// A compiled pre-tokenizer.
@@ -107,7 +107,27 @@ impl Pretokenizer {
     }
 
     /// Calls `f(start, end)` for each pre-token of `text`, in order.
-    pub fn for_each_piece<F: FnMut(usize, usize)>(&self, text: &str, mut f: F) -> Result<(), CoreError> {
+    #[inline]
+    pub fn for_each_piece<F: FnMut(usize, usize)>(&self, text: &str, f: F) -> Result<(), CoreError> {
+        self.for_each_piece_into(text, &mut fast::FnSink(f))
+    }
+
+    /// `for_each_piece` into a `PieceSink`, inlined into the hand-written matchers' loops.
+    ///
+    /// Why the other engines take the sink as `dyn`: each engine's loop would get its own
+    /// inlined copy of it, which only bloats the code; they lose nothing to a call per piece.
+    #[inline]
+    pub fn for_each_piece_into<S: PieceSink>(&self, text: &str, sink: &mut S) -> Result<(), CoreError> {
+        match self {
+            Pretokenizer::Fast(kind) => {
+                kind.for_each_piece_into(text, sink);
+                Ok(())
+            }
+            _ => self.for_each_piece_dyn(text, &mut |s, e| sink.piece(s, e)),
+        }
+    }
+
+    fn for_each_piece_dyn(&self, text: &str, f: &mut dyn FnMut(usize, usize)) -> Result<(), CoreError> {
         match self {
             Pretokenizer::Fast(kind) => {
                 kind.for_each_piece(text, f);
