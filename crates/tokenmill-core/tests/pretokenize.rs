@@ -765,6 +765,31 @@ fn hf_spellings_match_regex_on_short_and_pathological_inputs() {
 // ----------------------------------------------------------------------------------------------
 
 #[test]
+fn runs_of_spaces_before_every_ascii_char_and_others() {
+    // Indentation takes a shortcut in the matchers (`indent_end`): a run of two or more spaces
+    // followed by an ASCII char that is not whitespace. Every ASCII char after runs of 1 to 20
+    // spaces, at the start, after a word and after a newline, plus the cases the shortcut
+    // must leave alone (the end of the text, tabs, newlines, U+00A0, U+3000, letters).
+    let mut texts = Vec::new();
+    for n in 1..=20 {
+        let run = " ".repeat(n);
+        for c in (0u8..0x80).map(char::from).chain(['\u{a0}', '\u{3000}', 'é', '日', '\u{85}']) {
+            for before in ["", "x", "\n", "x.", "\t"] {
+                texts.push(format!("{before}{run}{c}y"));
+                texts.push(format!("{before}{run}{c}"));
+            }
+        }
+        texts.push(run.clone());
+        texts.push(format!("a{run}"));
+    }
+    for e in engines().iter().chain(hf_spelling_engines().iter()) {
+        for t in &texts {
+            compare(e, t).unwrap_or_else(|m| panic!("{m}"));
+        }
+    }
+}
+
+#[test]
 fn hand_picked_cases() {
     let cases = [
         "",

@@ -261,6 +261,24 @@ fn spaces_end(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Indentation: a run of two or more spaces at `pos` followed by an ASCII char that is not
+/// `\s`. Every GPT-style pattern (r50k, cl100k, o200k, llama3, qwen2) gives it the same
+/// piece: no letter, digit or punctuation alternative can start on a space followed by a
+/// space, no `[\r\n]` is in reach, so `\s+(?!\S)` takes the run but its last space (which
+/// starts the next piece, as ` x`). Returns that end, or `None` for any other text (the run
+/// reaching the end or another kind of character, which the full matcher handles).
+#[inline(always)]
+fn indent_end(t: &Tables, b: &[u8], pos: usize) -> Option<usize> {
+    if b.get(pos + 1) != Some(&b' ') {
+        return None;
+    }
+    let r = spaces_end(b, pos + 2);
+    match b.get(r) {
+        Some(&c) if c < 0x80 && t.latin1[c as usize] & CL_S == 0 => Some(r - 1),
+        _ => None,
+    }
+}
+
 /// Byte kinds for `ascii_run_end`.
 const ASCII_LETTER: u8 = 0;
 const ASCII_LOWER: u8 = 1;
@@ -398,6 +416,9 @@ fn r50k(t: &Tables, b: &[u8], pos: usize) -> usize {
                 return letters_end(t, b, pos + 2);
             }
         }
+        if let Some(e) = indent_end(t, b, pos) {
+            return e;
+        }
     } else if c0.is_ascii_alphabetic() {
         return letters_end(t, b, pos + 1);
     }
@@ -484,8 +505,13 @@ fn cl100k_like<const HF_WS: bool, const ONE_DIGIT: bool>(t: &Tables, b: &[u8], p
     if c0.is_ascii_alphabetic() {
         return letters_end(t, b, pos + 1);
     }
-    if c0 == b' ' && pos + 1 < b.len() && b[pos + 1].is_ascii_alphabetic() {
-        return letters_end(t, b, pos + 2);
+    if c0 == b' ' {
+        if pos + 1 < b.len() && b[pos + 1].is_ascii_alphabetic() {
+            return letters_end(t, b, pos + 2);
+        }
+        if let Some(e) = indent_end(t, b, pos) {
+            return e;
+        }
     }
     cl100k_like_rest::<HF_WS, ONE_DIGIT>(t, b, pos)
 }
@@ -629,6 +655,11 @@ fn o200k(t: &Tables, b: &[u8], pos: usize) -> usize {
                     return opt_contraction(b, if l > u { l } else { u });
                 }
             }
+        }
+    }
+    if c0 == b' ' {
+        if let Some(e) = indent_end(t, b, pos) {
+            return e;
         }
     }
     o200k_rest(t, b, pos)
