@@ -205,16 +205,23 @@ fn merge_piece(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut S
 /// Merges one part of a piece, from its units (never a whole-token lookup: that rule is for
 /// whole pieces only, and a part that is a token may still merge differently).
 ///
-/// With `cache`, a part of at most 15 bytes goes through the call's cache of merged pieces
-/// (see `merge_cached`).
+/// With `cache`, a part of at most 15 bytes goes through the caches of merged pieces
+/// (`through_caches`).
 fn merge_part(vocab: &Vocab, part: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch, cache: bool) {
     match part.len() {
         0 => {}
         1 => out.push(vocab.byte_rank(part[0])),
         n if n <= LONG_THRESHOLD => {
             if part[0] < 0xC2 || !few_chars(vocab, part, out) {
-                match table::pack(part).filter(|_| cache) {
-                    Some(key) => merge_cached(vocab, part, key, out, scratch),
+                // Why the caches: a CJK run is a new piece almost every time, but its words
+                // (its parts) come back. Exact: a part's tokens depend on its bytes alone, and
+                // are those of a piece with the same bytes that is not a token (it falls apart
+                // into the same merges); a piece that is a token never reads the caches (its
+                // whole-token lookup comes first).
+                match cache.then(|| table::pack(part)).flatten() {
+                    Some(key) => {
+                        through_caches(vocab, key, out, scratch, |out, scratch| merge_small(vocab, part, out, scratch))
+                    }
                     None => merge_small(vocab, part, out, scratch),
                 }
             }
@@ -228,18 +235,6 @@ fn merge_part(vocab: &Vocab, part: &[u8], out: &mut Vec<Rank>, scratch: &mut Scr
             None => merge_long(vocab, part, out, scratch),
         },
     }
-}
-
-/// `merge_small` of a part through the call's cache of merged pieces (`key`: the part's
-/// packed bytes). Why: a CJK run is a new piece almost every time, but its words (the parts
-/// `split_points` cuts it into) come back, and a part of three characters or more costs the
-/// merge loop. Exact: a part's tokens depend on its bytes alone (parts merge independently),
-/// and they are those of a piece with the same bytes that is not a token (such a piece falls
-/// apart into the same merges); a piece that is a token never reads the cache (its
-/// whole-token lookup comes first).
-#[inline]
-fn merge_cached(vocab: &Vocab, part: &[u8], key: Key, out: &mut Vec<Rank>, scratch: &mut Scratch) {
-    through_caches(vocab, key, out, scratch, |out, scratch| merge_small(vocab, part, out, scratch))
 }
 
 /// Appends the tokens of the short piece or part packed as `key`: from the call's cache, else
