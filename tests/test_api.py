@@ -528,6 +528,41 @@ def test_batch_texts_are_read_as_their_chunks_come_up(tm, shared_data):
         enc._core.encode_batch("text", None, None, 2)
 
 
+def test_every_kind_of_str_is_read_and_left_as_it_was(tm, tk, shared_data):
+    # CPython keeps a str in 1, 2 or 4 bytes per char; tokenmill transcodes each kind to UTF-8
+    # itself (runs of 8 or 16 units at a time, then the rest), uses the UTF-8 form a str
+    # already carries, and must not leave a UTF-8 copy inside the caller's strings (which
+    # PyUnicode_AsUTF8AndSize does: sys.getsizeof counts it).
+    import random
+    import sys
+
+    import tokenmill
+
+    enc = tm("o200k_base")
+    hf = tokenmill.load(shared_data / "gpt2" / "tokenizer.json")
+    pieces = ["a", "word ", "é", "ж", "日本語", "。", "😀", "\x00", "\u07ff", "\u0800", "\uffff", "\U0010ffff", "\u00ff"]
+
+    def new_texts():
+        rng = random.Random(5)
+        texts = ["".join(rng.choice(pieces) * rng.randint(1, 12) for _ in range(rng.randint(0, 8))) for _ in range(800)]
+        texts += ["", "x" * 17, "é" * 17, "日" * 17, "😀" * 9, "a" * 7 + "日" * 9 + "é" * 3]
+        return texts + ["\ud800日本語" * 3, "日本語" * 5 + "\udfff", "😀\udc00", "é\udbff", "\udc00"]
+
+    for tok in (enc, hf):
+        texts = new_texts()
+        sizes = [sys.getsizeof(t) for t in texts]
+        got = tok.encode_batch(texts, num_threads=1)
+        assert got == [tok.encode(t) for t in texts]
+        assert [tok.count(t) for t in texts] == [len(ids) for ids in got]
+        assert [sys.getsizeof(t) for t in texts] == sizes
+        # tiktoken (pyo3's &str) leaves UTF-8 forms in the strings; they are read as they are.
+        clean = [t for t in texts if not any("\ud800" <= c <= "\udfff" for c in t)]
+        tk("o200k_base").encode_ordinary_batch(clean)
+        assert any(sys.getsizeof(t) > sizes[texts.index(t)] for t in clean)
+        assert tok.encode_batch(texts, num_threads=2) == got
+        assert [tok.encode(t) for t in texts] == got
+
+
 def test_batch_list_shrunk_by_another_thread_fails_cleanly(tm):
     # A list is read in place, chunk by chunk, and other Python threads run while a chunk is
     # encoded: a list emptied meanwhile gives either the full result (read before) or a clear

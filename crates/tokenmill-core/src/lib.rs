@@ -8,12 +8,13 @@
 //! BERT-style WordPiece: BERT's normalizer with an alignment to the original text
 //! (`normalize`), the WordPiece model (`wordpiece`) and the pipeline joining them (`pipeline`),
 //! Hugging Face `tokenizer.json` pipelines (`hf`) and SentencePiece `.model` files (`spm`:
-//! Unigram and BPE with byte fallback, sentencepiece's normalizer, n-best and sampling).
+//! Unigram and BPE with byte fallback, sentencepiece's normalizer, n-best and sampling), and
+//! UTF-8 from the fixed-width forms Python keeps strings in (`utf8`).
 //! What it does not do: policy (which specials are allowed, registries, file locations) and
 //! anything user-facing; that lives in the Python package. Every fallible entry point returns
 //! `CoreError`; nothing here panics on user input.
 //!
-//! Module dependencies point one way, with no cycle: `error`, `table`, `offsets` and `types`
+//! Module dependencies point one way, with no cycle: `error`, `table`, `offsets`, `utf8` and `types`
 //! (the `Rank` id type) use no other module; `pretokenize`, `normalize`, `parallel`, `special`
 //! and `wordpiece` use only those; `spm` uses only `error`; `pipeline` uses `normalize`,
 //! `pretokenize` and `wordpiece`; `bpe` uses the modules above it; `hf` uses those, `bpe` and
@@ -34,6 +35,7 @@ pub mod spm;
 pub mod table;
 pub mod train;
 pub mod types;
+pub mod utf8;
 pub mod wordpiece;
 
 pub use bpe::{CoreBpe, Vocab};

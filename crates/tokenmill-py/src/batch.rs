@@ -11,10 +11,11 @@
 //! per-thread working memory `S`).
 //!
 //! The texts are read lazily too (`Texts`): a text's UTF-8 form is taken, attached, just before
-//! its chunk is queued, and the text is released once its ids are converted. For a text that
-//! is not pure ASCII that means transcoding it (about 3-4 ms per MB), which on a batch of 10 MB
-//! of multilingual lines was a serial tenth of the 2-thread time when every text was converted
-//! before the first chunk started. Every serial step at either end of a call (a pass over all
+//! its chunk is queued (into the chunk's buffer, by `text::utf8_of`), and the text is released
+//! once its ids are converted. For a text that is not pure ASCII that means transcoding it,
+//! which on a batch of 10 MB of multilingual lines was a serial tenth of the 2-thread time
+//! when every text was converted before the first chunk started (with CPython's transcoder,
+//! three times slower than ours). Every serial step at either end of a call (a pass over all
 //! texts before the first chunk, the release of all texts after the last) cuts the 2-thread
 //! speed-up: with them, a 2-thread BERT batch kept both cores busy 92% of its time, without
 //! them 99%.
@@ -22,12 +23,12 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyList, PyString, PyTuple};
 
 use tokenmill_core::{CoreError, Rank};
 
 use crate::intlist::IntCache;
+use crate::text::{utf8_of, Utf8};
 use crate::{map_err, panic_message, py_error, run};
 
 /// Batches from this many texts on build their lists with the cyclic garbage collector paused.
@@ -87,7 +88,22 @@ pub(crate) struct Texts<'py> {
 /// pyo3's global pool of deferred reference counts).
 pub(crate) struct Chunk {
     start: usize,
-    texts: Vec<PyBackedStr>,
+    texts: Vec<Utf8>,
+    /// The UTF-8 forms that were transcoded here (`Utf8::Own`), one after another.
+    buf: String,
+}
+
+impl Chunk {
+    fn len(&self) -> usize {
+        self.texts.len()
+    }
+
+    fn text(&self, k: usize) -> &str {
+        match &self.texts[k] {
+            Utf8::Shared(s) => s,
+            Utf8::Own(a, b) => self.buf.get(*a..*b).unwrap_or(""),
+        }
+    }
 }
 
 /// A chunk holds about this many bytes of text (16 more counted per document, for its fixed
@@ -125,9 +141,9 @@ impl<'py> Texts<'py> {
         self.len
     }
 
-    /// The UTF-8 form of text `i`: a `TypeError` naming it if it is not a `str`, a
-    /// `UnicodeEncodeError` for a lone surrogate (as `str.encode` gives).
-    fn text(&self, i: usize) -> PyResult<PyBackedStr> {
+    /// The UTF-8 form of text `i` (see `utf8_of`): a `TypeError` naming it if it is not a
+    /// `str`, a `UnicodeEncodeError` for a lone surrogate (as `str.encode` gives).
+    fn text(&self, i: usize, buf: &mut String) -> PyResult<Utf8> {
         let item = match &self.source {
             // Other Python threads run while a one-thread batch encodes: a list may shrink.
             Source::List(l) => l.get_item(i).map_err(|_| {
@@ -144,20 +160,23 @@ impl<'py> Texts<'py> {
             let kind = e.into_inner().get_type().name().map_or_else(|_| "?".to_string(), |n| n.to_string());
             pyo3::exceptions::PyTypeError::new_err(format!("texts[{i}] is {kind}, expected str"))
         })?;
-        PyBackedStr::try_from(s)
+        utf8_of(s, buf)
     }
 
     /// The texts from `start` on: about `CHUNK_BYTES` of them, at least one.
     fn chunk(&self, start: usize) -> PyResult<Chunk> {
-        let (mut texts, mut size) = (Vec::new(), 0);
+        let (mut texts, mut size, mut buf) = (Vec::new(), 0, String::with_capacity(2 * CHUNK_BYTES));
         let mut i = start;
         while i < self.len && texts.len() < CHUNK_DOCS && size < CHUNK_BYTES {
-            let t = self.text(i)?;
-            size += t.len() + 16;
+            let t = self.text(i, &mut buf)?;
+            size += match &t {
+                Utf8::Shared(s) => s.len(),
+                Utf8::Own(a, b) => b - a,
+            } + 16;
             texts.push(t);
             i += 1;
         }
-        Ok(Chunk { start, texts })
+        Ok(Chunk { start, texts, buf })
     }
 }
 
@@ -202,7 +221,7 @@ pub(crate) fn encode_all<'py, T, S: Default + Send>(
         let chunk = texts.chunk(start)?;
         ids = run(py, || encode_chunk(&encode, &chunk, &mut scratch, ids))?;
         ids.convert(&mut convert, &mut out)?;
-        start += chunk.texts.len();
+        start += chunk.len();
     }
     Ok(out)
 }
@@ -238,8 +257,8 @@ fn encode_chunk<S>(
 ) -> Result<Ids, CoreError> {
     ids.flat.clear();
     ids.ends.clear();
-    for (k, text) in chunk.texts.iter().enumerate() {
-        encode(chunk.start + k, text, scratch, &mut ids.flat)?;
+    for k in 0..chunk.len() {
+        encode(chunk.start + k, chunk.text(k), scratch, &mut ids.flat)?;
         ids.ends.push(ids.flat.len());
     }
     Ok(ids)
@@ -329,7 +348,7 @@ pub(crate) fn pipeline<'py, T, S: Default + Send>(
             let mut start = 0;
             while start < texts.len() {
                 let chunk = texts.chunk(start)?;
-                start += chunk.texts.len();
+                start += chunk.len();
                 if let Ok(mut q) = queue.lock() {
                     q.chunks.push_back((count, chunk));
                 }

@@ -6,7 +6,6 @@
 
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 use tokenmill_core::bpe::Scratch;
@@ -18,6 +17,7 @@ use tokenmill_core::{CoreBpe, CoreError, Rank};
 
 use crate::batch::id_lists;
 use crate::intlist::IntCache;
+use crate::text::Text;
 use crate::{map_err, parse_rank_file, run};
 
 /// `encode_batch_to_numpy`'s result: every document's ids in one array, and the boundaries.
@@ -164,8 +164,8 @@ impl PyCoreBpe {
     }
 
     #[pyo3(signature = (text, num_threads=1))]
-    fn encode_ordinary<'py>(&self, py: Python<'py>, text: &str, num_threads: usize) -> PyResult<Bound<'py, PyList>> {
-        let ids = run(py, || self.inner.encode_ordinary_parallel(text, num_threads))?;
+    fn encode_ordinary<'py>(&self, py: Python<'py>, text: Text, num_threads: usize) -> PyResult<Bound<'py, PyList>> {
+        let ids = run(py, || self.inner.encode_ordinary_parallel(&text, num_threads))?;
         self.ints.list(py, &ids)
     }
 
@@ -173,14 +173,14 @@ impl PyCoreBpe {
     fn encode<'py>(
         &self,
         py: Python<'py>,
-        text: &str,
+        text: Text,
         allowed: Option<&Bound<'_, SpecialSet>>,
         disallowed: Option<&Bound<'_, SpecialSet>>,
         num_threads: usize,
     ) -> PyResult<Bound<'py, PyList>> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
-        let ids = run(py, || self.encode_threads(text, a, d, num_threads))?;
+        let ids = run(py, || self.encode_threads(&text, a, d, num_threads))?;
         self.ints.list(py, &ids)
     }
 
@@ -188,14 +188,14 @@ impl PyCoreBpe {
     fn encode_to_numpy<'py>(
         &self,
         py: Python<'py>,
-        text: &str,
+        text: Text,
         allowed: Option<&Bound<'_, SpecialSet>>,
         disallowed: Option<&Bound<'_, SpecialSet>>,
         num_threads: usize,
     ) -> PyResult<Bound<'py, PyArray1<Rank>>> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
-        let v = run(py, || self.encode_threads(text, a, d, num_threads))?;
+        let v = run(py, || self.encode_threads(&text, a, d, num_threads))?;
         Ok(v.into_pyarray(py))
     }
 
@@ -203,7 +203,7 @@ impl PyCoreBpe {
     fn count(
         &self,
         py: Python<'_>,
-        text: &str,
+        text: Text,
         allowed: Option<&Bound<'_, SpecialSet>>,
         disallowed: Option<&Bound<'_, SpecialSet>>,
         num_threads: usize,
@@ -212,9 +212,9 @@ impl PyCoreBpe {
         let d = disallowed.map(|s| &s.get().inner);
         run(py, || {
             if let Some(d) = d {
-                self.inner.check_disallowed(text, d)?;
+                self.inner.check_disallowed(&text, d)?;
             }
-            self.inner.count(text, a, num_threads)
+            self.inner.count(&text, a, num_threads)
         })
     }
 
@@ -223,7 +223,7 @@ impl PyCoreBpe {
     fn encode_with_offsets(
         &self,
         py: Python<'_>,
-        text: &str,
+        text: Text,
         allowed: Option<&Bound<'_, SpecialSet>>,
         disallowed: Option<&Bound<'_, SpecialSet>>,
     ) -> PyResult<(Vec<Rank>, Vec<usize>)> {
@@ -231,9 +231,9 @@ impl PyCoreBpe {
         let d = disallowed.map(|s| &s.get().inner);
         run(py, || {
             if let Some(d) = d {
-                self.inner.check_disallowed(text, d)?;
+                self.inner.check_disallowed(&text, d)?;
             }
-            let (ids, byte_offsets) = self.inner.encode_with_byte_offsets(text, &a)?;
+            let (ids, byte_offsets) = self.inner.encode_with_byte_offsets(&text, &a)?;
             Ok((ids, offsets::byte_to_char_offsets(text.as_bytes(), &byte_offsets)))
         })
     }
@@ -263,7 +263,7 @@ impl PyCoreBpe {
     fn encode_batch_to_numpy<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<PyBackedStr>,
+        texts: Vec<Text>,
         allowed: Option<&Bound<'_, SpecialSet>>,
         disallowed: Option<&Bound<'_, SpecialSet>>,
         num_threads: usize,
@@ -301,8 +301,8 @@ impl PyCoreBpe {
     }
 
     /// Pre-tokens of `text` as (start, end) byte ranges.
-    fn split(&self, py: Python<'_>, text: &str) -> PyResult<Vec<(usize, usize)>> {
-        run(py, || self.inner.pretokenizer.split(text))
+    fn split(&self, py: Python<'_>, text: Text) -> PyResult<Vec<(usize, usize)>> {
+        run(py, || self.inner.pretokenizer.split(&text))
     }
 
     fn decode_bytes<'py>(&self, py: Python<'py>, ids: Vec<Rank>) -> PyResult<Bound<'py, PyBytes>> {

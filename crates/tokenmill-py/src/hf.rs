@@ -10,7 +10,6 @@ use std::sync::Arc;
 
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyList, PyTuple};
 
 use tokenmill_core::hf::tokenizer::Scratch;
@@ -19,6 +18,7 @@ use tokenmill_core::CoreError;
 
 use crate::batch::id_lists;
 use crate::intlist::IntCache;
+use crate::text::Text;
 use crate::{map_err, run};
 
 /// A padded id matrix as flat numpy arrays (ids, attention mask) and its row width.
@@ -122,11 +122,11 @@ impl PyHfTokenizer {
     fn encode<'py>(
         &self,
         py: Python<'py>,
-        text: &str,
+        text: Text,
         add_special_tokens: bool,
         skip: Vec<u32>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let ids = run(py, || self.inner.encode_ids(text, add_special_tokens, &skip, &mut Scratch::default()))?;
+        let ids = run(py, || self.inner.encode_ids(&text, add_special_tokens, &skip, &mut Scratch::default()))?;
         self.ints.list(py, &ids)
     }
 
@@ -135,12 +135,12 @@ impl PyHfTokenizer {
     fn encode_full<'py>(
         &self,
         py: Python<'py>,
-        text: &str,
+        text: Text,
         pair: Option<&str>,
         add_special_tokens: bool,
         skip: Vec<u32>,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        let e = run(py, || self.inner.encode_with(text, pair, add_special_tokens, &skip, &mut Scratch::default()))?;
+        let e = run(py, || self.inner.encode_with(&text, pair, add_special_tokens, &skip, &mut Scratch::default()))?;
         self.encoding(py, &e)
     }
 
@@ -155,7 +155,7 @@ impl PyHfTokenizer {
         skip: Vec<u32>,
     ) -> PyResult<Bound<'py, PyList>> {
         if self.inner.padding.is_some() {
-            let texts: Vec<PyBackedStr> = texts.extract()?;
+            let texts: Vec<Text> = texts.extract()?;
             let strs: Vec<&str> = texts.iter().map(|s| &**s).collect();
             let all = run(py, || self.inner.encode_ids_batch(&strs, add_special_tokens, &skip, num_threads))?;
             let lists = all.iter().map(|ids| self.ints.list(py, ids)).collect::<PyResult<Vec<_>>>()?;
@@ -173,7 +173,7 @@ impl PyHfTokenizer {
     fn encode_batch_matrix<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<PyBackedStr>,
+        texts: Vec<Text>,
         add_special_tokens: bool,
         num_threads: usize,
         skip: Vec<u32>,
@@ -196,8 +196,8 @@ impl PyHfTokenizer {
     fn encode_batch_full<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<PyBackedStr>,
-        pairs: Option<Vec<PyBackedStr>>,
+        texts: Vec<Text>,
+        pairs: Option<Vec<Text>>,
         add_special_tokens: bool,
         num_threads: usize,
         skip: Vec<u32>,

@@ -8,7 +8,7 @@
 //! (a whole `tokenizer.json`); `spm` the `SentencePiece` class (a `.model` file); `batch`
 //! the ordered batch scheduler; `cuts` the safe-cut functions for the corpus reader (character
 //! offsets); `train` the training classes and merge loops; `intlist` the cached ints behind
-//! `list[int]` results. What it does not do: algorithms (the core's) or policy (the Python
+//! `list[int]` results; `text` the UTF-8 form of `str` arguments. What it does not do: algorithms (the core's) or policy (the Python
 //! package's).
 
 mod batch;
@@ -18,6 +18,7 @@ mod data;
 mod hf;
 mod intlist;
 mod spm;
+mod text;
 mod train;
 mod wordpiece;
 

@@ -17,6 +17,7 @@ use tokenmill_core::spm::{NormalizerSpec, PieceType, SentencePiece};
 use crate::batch::id_lists;
 use crate::intlist::IntCache;
 use crate::run;
+use crate::text::Text;
 
 /// `encode_with_offsets`'s result: the ids and each token's `(start, end)` in characters.
 type IdsAndSpans<'py> = (Bound<'py, PyList>, Vec<(usize, usize)>);
@@ -133,10 +134,10 @@ impl PySentencePiece {
         self.inner.proto().trainer_spec.model_type as u8
     }
 
-    fn encode<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyList>> {
+    fn encode<'py>(&self, py: Python<'py>, text: Text) -> PyResult<Bound<'py, PyList>> {
         let ids = run(py, || {
             let mut out = Vec::new();
-            self.with_scratch(|scratch| self.inner.encode_into(text, scratch, &mut out));
+            self.with_scratch(|scratch| self.inner.encode_into(&text, scratch, &mut out));
             Ok(out)
         })?;
         self.ints.list(py, &ids)
@@ -158,17 +159,17 @@ impl PySentencePiece {
 
     /// The ids and each token's `(start, end)` character offsets in `text` (sentencepiece's
     /// `begin`/`end`, converted from bytes).
-    fn encode_with_offsets<'py>(&self, py: Python<'py>, text: &str) -> PyResult<IdsAndSpans<'py>> {
+    fn encode_with_offsets<'py>(&self, py: Python<'py>, text: Text) -> PyResult<IdsAndSpans<'py>> {
         let (ids, spans) = run(py, || {
-            let (ids, spans) = self.inner.encode_with_offsets(text);
-            Ok((ids, char_spans(text, &spans)))
+            let (ids, spans) = self.inner.encode_with_offsets(&text);
+            Ok((ids, char_spans(&text, &spans)))
         })?;
         Ok((self.ints.list(py, &ids)?, spans))
     }
 
     /// The `k` best segmentations, best first: `[(ids, score), ...]` (Unigram only).
-    fn nbest<'py>(&self, py: Python<'py>, text: &str, k: usize) -> PyResult<Vec<(Bound<'py, PyList>, f32)>> {
-        let found = run(py, || self.inner.nbest(text, k))?;
+    fn nbest<'py>(&self, py: Python<'py>, text: Text, k: usize) -> PyResult<Vec<(Bound<'py, PyList>, f32)>> {
+        let found = run(py, || self.inner.nbest(&text, k))?;
         found.into_iter().map(|(ids, score)| Ok((self.ints.list(py, &ids)?, score))).collect()
     }
 
@@ -176,14 +177,14 @@ impl PySentencePiece {
     fn sample<'py>(
         &self,
         py: Python<'py>,
-        text: &str,
+        text: Text,
         alpha: f32,
         nbest_size: i32,
         seed: u64,
     ) -> PyResult<Bound<'py, PyList>> {
         let ids = run(py, || {
             let mut out = Vec::new();
-            self.with_scratch(|scratch| self.inner.sample_into(text, alpha, nbest_size, seed, scratch, &mut out))?;
+            self.with_scratch(|scratch| self.inner.sample_into(&text, alpha, nbest_size, seed, scratch, &mut out))?;
             Ok(out)
         })?;
         self.ints.list(py, &ids)
@@ -217,8 +218,8 @@ impl PySentencePiece {
     }
 
     /// The normalized text segmentation sees (spaces as U+2581 when escaping is on).
-    fn normalize(&self, py: Python<'_>, text: &str) -> PyResult<String> {
-        run(py, || Ok(self.inner.normalize(text)))
+    fn normalize(&self, py: Python<'_>, text: Text) -> PyResult<String> {
+        run(py, || Ok(self.inner.normalize(&text)))
     }
 
     /// The id of a piece as sentencepiece's `PieceToId` finds it, None when absent.

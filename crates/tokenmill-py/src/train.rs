@@ -8,7 +8,6 @@ use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyBytes;
 
 use tokenmill_core::bpe::encode_piece;
@@ -24,6 +23,7 @@ use tokenmill_core::train::{unigram, wordpiece};
 use tokenmill_core::CoreError;
 
 use crate::bpe::PyCoreBpe;
+use crate::text::Text;
 use crate::{map_err, run};
 
 /// Progress of a running training job, and the switch to stop it. Thread-safe.
@@ -160,7 +160,7 @@ impl WordCounter {
     fn add_texts(
         &self,
         py: Python<'_>,
-        texts: Vec<PyBackedStr>,
+        texts: Vec<Text>,
         num_threads: usize,
         control: Option<&Bound<'_, TrainControl>>,
     ) -> PyResult<()> {
@@ -362,7 +362,7 @@ impl BertWordCounter {
     fn add_texts(
         &self,
         py: Python<'_>,
-        texts: Vec<PyBackedStr>,
+        texts: Vec<Text>,
         num_threads: usize,
         control: Option<&Bound<'_, TrainControl>>,
     ) -> PyResult<()> {
@@ -532,7 +532,7 @@ impl UnigramWordCounter {
     fn add_texts(
         &self,
         py: Python<'_>,
-        texts: Vec<PyBackedStr>,
+        texts: Vec<Text>,
         num_threads: usize,
         control: Option<&Bound<'_, TrainControl>>,
     ) -> PyResult<()> {

@@ -15,6 +15,7 @@ use tokenmill_core::{BertWordPiece, WordPiece};
 use crate::batch::id_lists;
 use crate::intlist::IntCache;
 use crate::run;
+use crate::text::Text;
 
 /// `encode_with_offsets`'s result: the ids and each token's character offsets.
 type IdsAndOffsets<'py> = (Bound<'py, PyList>, Vec<(usize, usize)>);
@@ -63,14 +64,14 @@ impl PyWordPiece {
         self.inner.model.vocab_size()
     }
 
-    fn encode<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyList>> {
-        let ids = run(py, || self.inner.encode(text, &mut BertScratch::default()))?;
+    fn encode<'py>(&self, py: Python<'py>, text: Text) -> PyResult<Bound<'py, PyList>> {
+        let ids = run(py, || self.inner.encode(&text, &mut BertScratch::default()))?;
         self.ints.list(py, &ids)
     }
 
     /// The ids and each token's `(start, end)` character offsets in `text`.
-    fn encode_with_offsets<'py>(&self, py: Python<'py>, text: &str) -> PyResult<IdsAndOffsets<'py>> {
-        let (ids, offsets) = run(py, || self.inner.encode_with_offsets(text))?;
+    fn encode_with_offsets<'py>(&self, py: Python<'py>, text: Text) -> PyResult<IdsAndOffsets<'py>> {
+        let (ids, offsets) = run(py, || self.inner.encode_with_offsets(&text))?;
         Ok((self.ints.list(py, &ids)?, offsets))
     }
 

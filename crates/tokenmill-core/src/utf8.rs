@@ -1,0 +1,374 @@
+//! UTF-8 from the fixed-width forms CPython keeps its strings in (one byte per char for
+//! Latin-1 text, two for the Basic Multilingual Plane, four beyond it), for the binding's batch
+//! calls.
+//!
+//! Why not CPython's own transcoder (`PyUnicode_AsUTF8AndSize`): it costs about 20
+//! instructions per CJK char and 6 per Latin-1 char, a tenth of a whole multilingual batch
+//! encode, and it keeps a UTF-8 copy inside every `str` it is asked for (the caller's texts
+//! grow by their UTF-8 size for as long as they live). These loops cost about a third of that,
+//! and write into a buffer the caller reuses. What this module does not do: read Python
+//! objects (the binding hands it their code units) or report errors beyond the position of the
+//! first unit that has no UTF-8 form (a surrogate; the binding then lets Python raise its
+//! usual `UnicodeEncodeError`).
+
+/// The code units of one string.
+#[derive(Clone, Copy, Debug)]
+pub enum Units<'a> {
+    /// U+0000..=U+00FF, one byte each.
+    Latin1(&'a [u8]),
+    /// U+0000..=U+FFFF, one `u16` each.
+    Ucs2(&'a [u16]),
+    /// Any code point, one `u32` each.
+    Ucs4(&'a [u32]),
+}
+
+/// Appends the UTF-8 form of `units` to `out`.
+///
+/// Returns the index of the first unit that is a surrogate (or, in UCS-4, above U+10FFFF):
+/// those have no UTF-8 form, and `out` is left as it was.
+///
+/// ```
+/// use tokenmill_core::utf8::{push_utf8, Units};
+/// let mut out = String::new();
+/// push_utf8(Units::Ucs2(&[0x48, 0xe9, 0x65e5]), &mut out).unwrap();
+/// assert_eq!(out, "Hé日");
+/// assert_eq!(push_utf8(Units::Ucs2(&[0x41, 0xd800]), &mut out), Err(1));
+/// ```
+pub fn push_utf8(units: Units<'_>, out: &mut String) -> Result<(), usize> {
+    // SAFETY: `out` gets UTF-8 only: on success, the first `n` bytes written, each char the
+    // UTF-8 form of a scalar value (surrogates and values above U+10FFFF are refused before
+    // they are written), the zeros and spare bytes past them cut off; on failure, nothing.
+    let out = unsafe { out.as_mut_vec() };
+    let start = out.len();
+    // Room for the longest form plus 32 bytes, so that every char can be written as one 4-byte
+    // store and every 8 UCS-2 units as one 24-byte store (the bytes past their length are
+    // overwritten by the next or cut below).
+    let most = match units {
+        Units::Latin1(u) => 2 * u.len(),
+        Units::Ucs2(u) => 3 * u.len(),
+        Units::Ucs4(u) => 4 * u.len(),
+    };
+    out.resize(start + most + 32, 0);
+    let written = match units {
+        Units::Latin1(u) => Ok(latin1(u, &mut out[start..])),
+        Units::Ucs2(u) => ucs2(u, &mut out[start..]),
+        Units::Ucs4(u) => ucs4(u, &mut out[start..]),
+    };
+    match written {
+        Ok(n) => {
+            out.truncate(start + n);
+            Ok(())
+        }
+        Err(i) => {
+            out.truncate(start);
+            Err(i)
+        }
+    }
+}
+
+/// The UTF-8 bytes of `c` packed little-endian in a `u32`, and their count: `c` must be a
+/// scalar value (not a surrogate, at most U+10FFFF).
+#[inline(always)]
+fn encode(c: u32) -> (u32, usize) {
+    if c < 0x80 {
+        (c, 1)
+    } else if c < 0x800 {
+        (0x80c0 | (c >> 6) | ((c & 0x3f) << 8), 2)
+    } else if c < 0x1_0000 {
+        (0x80_80e0 | (c >> 12) | (((c >> 6) & 0x3f) << 8) | ((c & 0x3f) << 16), 3)
+    } else {
+        (0x8080_80f0 | (c >> 18) | (((c >> 12) & 0x3f) << 8) | (((c >> 6) & 0x3f) << 16) | ((c & 0x3f) << 24), 4)
+    }
+}
+
+/// Writes one char at `dst[o..]` (4 bytes stored, `len` kept) and returns the new end.
+#[inline(always)]
+fn put(dst: &mut [u8], o: usize, (bytes, len): (u32, usize)) -> usize {
+    if let Some(d) = dst.get_mut(o..o + 4) {
+        d.copy_from_slice(&bytes.to_le_bytes());
+    }
+    o + len
+}
+
+/// Latin-1 to UTF-8 in `dst` (at least `2 * src.len() + 16` long); returns the length
+/// written.
+fn latin1(src: &[u8], dst: &mut [u8]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of x86_64.
+        unsafe { simd::latin1(src, dst) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut o = 0;
+        for &b in src {
+            o = put(dst, o, encode(b as u32));
+        }
+        o
+    }
+}
+
+/// UCS-2 to UTF-8 in `dst` (at least `3 * src.len() + 32` long); returns the length written
+/// or the index of the first surrogate.
+fn ucs2(src: &[u16], dst: &mut [u8]) -> Result<usize, usize> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("ssse3") {
+        // SAFETY: the CPU has SSSE3 (checked just above).
+        return unsafe { simd::ucs2(src, dst) };
+    }
+    let mut o = 0;
+    for (i, &c) in src.iter().enumerate() {
+        if (0xd800..0xe000).contains(&c) {
+            return Err(i);
+        }
+        o = put(dst, o, encode(c as u32));
+    }
+    Ok(o)
+}
+
+/// UCS-2 eight units at a time, for the two kinds of run that make up most text in the Basic
+/// Multilingual Plane: ASCII, and three-byte chars (CJK, kana, Hangul and their punctuation).
+/// Each step converts the run of one kind at the start of the next eight units; only a
+/// two-byte char or a surrogate goes alone. About 1 instruction per unit in long runs, 5 in
+/// Chinese text, where the scalar loop takes about 20.
+#[cfg(target_arch = "x86_64")]
+mod simd {
+    use std::arch::x86_64::*;
+
+    /// `super::latin1` 16 bytes at a time: each step copies the run of ASCII at the start of
+    /// the next 16 bytes, or converts one byte that is not ASCII (2 bytes of UTF-8).
+    ///
+    /// # Safety
+    /// The CPU must have SSE2 (every x86_64 has). `dst` must be at least `2 * src.len() + 16`
+    /// long (else nothing is converted).
+    #[target_feature(enable = "sse2")]
+    pub(super) unsafe fn latin1(src: &[u8], dst: &mut [u8]) -> usize {
+        let (mut i, mut o) = (0, 0);
+        let n = src.len();
+        if dst.len() < 2 * n + 16 {
+            return 0;
+        }
+        while i < n {
+            let left = n - i;
+            // SAFETY (loads and stores): bytes `i..i + 16` are in `src`, or the last `left`
+            // are copied to a zero-padded block; 16 bytes are stored at `o <= 2 * i < 2 * n`.
+            let c = if left >= 16 {
+                _mm_loadu_si128(src.as_ptr().add(i).cast())
+            } else {
+                let mut tail = [0u8; 16];
+                tail[..left].copy_from_slice(&src[i..]);
+                _mm_loadu_si128(tail.as_ptr().cast())
+            };
+            let run = (_mm_movemask_epi8(c) as u32 | 0x1_0000).trailing_zeros() as usize;
+            if run > 0 {
+                _mm_storeu_si128(dst.as_mut_ptr().add(o).cast(), c);
+                let k = run.min(left);
+                i += k;
+                o += k;
+            } else {
+                o = super::put(dst, o, super::encode(src[i] as u32));
+                i += 1;
+            }
+        }
+        o
+    }
+
+    /// `super::ucs2` with SSSE3: the same contract (`dst` at least `3 * src.len() + 32`
+    /// long, else nothing is converted).
+    ///
+    /// # Safety
+    /// The CPU must have SSSE3.
+    #[target_feature(enable = "ssse3")]
+    pub(super) unsafe fn ucs2(src: &[u16], dst: &mut [u8]) -> Result<usize, usize> {
+        let (mut i, mut o) = (0, 0);
+        if dst.len() < 3 * src.len() + 32 {
+            return Ok(0);
+        }
+        // Byte `j` of the 24 bytes of eight 3-byte chars is byte `j % 3` of char `j / 3`.
+        // From `lead_mid` (the eight lead bytes, then the eight middle bytes) and `last` (the
+        // eight last bytes), -1 marking the bytes the other source gives.
+        const LO_LM: [i8; 16] = [0, 8, -1, 1, 9, -1, 2, 10, -1, 3, 11, -1, 4, 12, -1, 5];
+        const LO_L: [i8; 16] = [-1, -1, 0, -1, -1, 1, -1, -1, 2, -1, -1, 3, -1, -1, 4, -1];
+        const HI_LM: [i8; 16] = [13, -1, 6, 14, -1, 7, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1];
+        const HI_L: [i8; 16] = [-1, 5, -1, -1, 6, -1, -1, 7, -1, -1, -1, -1, -1, -1, -1, -1];
+        let lo_lm = _mm_loadu_si128(LO_LM.as_ptr().cast());
+        let lo_l = _mm_loadu_si128(LO_L.as_ptr().cast());
+        let hi_lm = _mm_loadu_si128(HI_LM.as_ptr().cast());
+        let hi_l = _mm_loadu_si128(HI_L.as_ptr().cast());
+        let zero = _mm_setzero_si128();
+        let low6 = _mm_set1_epi16(0x3f);
+        let cont = _mm_set1_epi16(0x80);
+        let n = src.len();
+        while i < n {
+            let left = n - i;
+            // SAFETY (loads and stores): units `i..i + 8` are in `src`, or the last `left`
+            // are copied to a zero-padded block. A step writes at most 24 bytes at
+            // `o <= 3 * i < 3 * n`, so within `dst` (at least `3 * n + 32` long).
+            let c = if left >= 8 {
+                _mm_loadu_si128(src.as_ptr().add(i).cast())
+            } else {
+                let mut tail = [0u16; 8];
+                tail[..left].copy_from_slice(&src[i..]);
+                _mm_loadu_si128(tail.as_ptr().cast())
+            };
+            let out = dst.as_mut_ptr().add(o);
+            // Two mask bits per unit; the count of trailing ones, halved, is the run's length.
+            let ascii = _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(c, _mm_set1_epi16(0xff80u16 as i16)), zero));
+            let run = (!ascii).trailing_zeros() as usize / 2;
+            if run > 0 {
+                _mm_storel_epi64(out.cast(), _mm_packus_epi16(c, c));
+                let k = run.min(left);
+                i += k;
+                o += k;
+                continue;
+            }
+            // Three bytes: at least U+0800 (the top five bits are not all zero) and not a
+            // surrogate (they are not 11011).
+            let top = _mm_and_si128(c, _mm_set1_epi16(0xf800u16 as i16));
+            let other =
+                _mm_or_si128(_mm_cmpeq_epi16(top, zero), _mm_cmpeq_epi16(top, _mm_set1_epi16(0xd800u16 as i16)));
+            let run = (_mm_movemask_epi8(other) as u32 | 0x1_0000).trailing_zeros() as usize / 2;
+            if run > 0 {
+                let lead = _mm_or_si128(_mm_srli_epi16(c, 12), _mm_set1_epi16(0xe0));
+                let mid = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(c, 6), low6), cont);
+                let last = _mm_or_si128(_mm_and_si128(c, low6), cont);
+                let lead_mid = _mm_packus_epi16(lead, mid);
+                let last = _mm_packus_epi16(last, last);
+                let lo = _mm_or_si128(_mm_shuffle_epi8(lead_mid, lo_lm), _mm_shuffle_epi8(last, lo_l));
+                let hi = _mm_or_si128(_mm_shuffle_epi8(lead_mid, hi_lm), _mm_shuffle_epi8(last, hi_l));
+                _mm_storeu_si128(out.cast(), lo);
+                _mm_storel_epi64(out.add(16).cast(), hi);
+                let k = run.min(left);
+                i += k;
+                o += 3 * k;
+                continue;
+            }
+            // A two-byte char (Latin-1 letters, Greek, Cyrillic, Hebrew, Arabic) or a surrogate.
+            let u = src[i];
+            if (0xd800..0xe000).contains(&u) {
+                return Err(i);
+            }
+            o = super::put(dst, o, super::encode(u as u32));
+            i += 1;
+        }
+        Ok(o)
+    }
+}
+
+/// UCS-4 to UTF-8 in `dst` (at least `4 * src.len() + 4` long); returns the length written or
+/// the index of the first unit that is a surrogate or above U+10FFFF.
+fn ucs4(src: &[u32], dst: &mut [u8]) -> Result<usize, usize> {
+    let mut o = 0;
+    for (i, &c) in src.iter().enumerate() {
+        if (0xd800..0xe000).contains(&c) || c > 0x10_ffff {
+            return Err(i);
+        }
+        o = put(dst, o, encode(c));
+    }
+    Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The units of `s` in the narrowest of the three forms that holds it, as CPython picks.
+    fn check(s: &str) {
+        let max = s.chars().map(|c| c as u32).max().unwrap_or(0);
+        let (l1, u2, u4): (Vec<u8>, Vec<u16>, Vec<u32>) = (
+            s.chars().map(|c| c as u8).collect(),
+            s.chars().map(|c| c as u16).collect(),
+            s.chars().map(|c| c as u32).collect(),
+        );
+        let mut forms = Vec::new();
+        if max < 0x100 {
+            forms.push(Units::Latin1(&l1));
+        }
+        if max < 0x1_0000 {
+            forms.push(Units::Ucs2(&u2));
+        }
+        forms.push(Units::Ucs4(&u4));
+        for units in forms {
+            let mut out = "x".to_string();
+            push_utf8(units, &mut out).unwrap();
+            assert_eq!(&out[1..], s, "{s:?} {units:?}");
+        }
+    }
+
+    #[test]
+    fn every_length_and_boundary() {
+        let chars = [
+            'a',
+            '\0',
+            '\x7f',
+            '\u{80}',
+            'é',
+            '\u{ff}',
+            '\u{100}',
+            '\u{7ff}',
+            '\u{800}',
+            '日',
+            '\u{d7ff}',
+            '\u{e000}',
+            '\u{ffff}',
+            '\u{10000}',
+            '😀',
+            '\u{10ffff}',
+        ];
+        for &a in &chars {
+            for &b in &chars {
+                for n in 0..19 {
+                    let s: String = (0..n).map(|k| if k % 3 == 1 { b } else { a }).collect();
+                    check(&s);
+                    check(&format!("{s}abcdefgh{b}"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mixed_text_of_every_width() {
+        // Runs of each width in random order and length, so that the 8-unit blocks of the
+        // UCS-2 path meet every mix.
+        let classes: [&[char]; 5] = [
+            &['a', ' ', '~', '\0'],
+            &['é', '\u{ff}'],
+            &['\u{100}', 'ж', '\u{7ff}'],
+            &['日', '\u{800}', '\u{d7ff}', '\u{e000}', '\u{ffff}', '。'],
+            &['😀', '\u{10000}'],
+        ];
+        let mut seed = 12345u64;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for _ in 0..3000 {
+            let mut s = String::new();
+            let width = 2 + next(4);
+            for _ in 0..next(12) {
+                let class = classes[next(width)];
+                for _ in 0..next(20) {
+                    s.push(class[next(class.len())]);
+                }
+            }
+            check(&s);
+        }
+    }
+
+    #[test]
+    fn surrogates_and_out_of_range_give_their_index() {
+        let mut out = "keep".to_string();
+        for bad in [0xd800u32, 0xdbff, 0xdc00, 0xdfff] {
+            assert_eq!(push_utf8(Units::Ucs2(&[0x41, 0x42, 0x43, 0x44, 0x45, bad as u16]), &mut out), Err(5));
+            let mut long = vec![0x65e5u16; 40];
+            for at in [0, 7, 8, 15, 16, 39] {
+                long[at] = bad as u16;
+                assert_eq!(push_utf8(Units::Ucs2(&long), &mut out), Err(at));
+                long[at] = 0x41;
+            }
+            assert_eq!(push_utf8(Units::Ucs4(&[0x65e5, bad]), &mut out), Err(1));
+        }
+        assert_eq!(push_utf8(Units::Ucs4(&[0x11_0000]), &mut out), Err(0));
+        assert_eq!(out, "keep");
+    }
+}
