@@ -31,7 +31,10 @@ impl IntCache {
         IntCache { slots: (0..n).map(|_| AtomicPtr::new(std::ptr::null_mut())).collect() }
     }
 
-    /// A new strong reference to the int `id`.
+    /// A new strong reference to the int `id`, made and cached if it is not yet (the slow
+    /// path of `list`).
+    #[cold]
+    #[inline(never)]
     fn int(&self, py: Python<'_>, id: u32) -> PyResult<*mut ffi::PyObject> {
         // SAFETY (all calls below): the caller is attached to the interpreter (`py`), and every
         // pointer handled is either null-checked or owned by this cache.
@@ -62,9 +65,9 @@ impl IntCache {
 
     /// `ids` as a Python list of ints.
     pub fn list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
-        // SAFETY: `PyList_New` returns a new reference (or null, checked) whose slots are all
-        // null; `PyList_SET_ITEM` steals the reference that `int` returned, into a slot that is
-        // in range and still empty (so nothing is leaked; the list is complete before it is
+        // SAFETY: `PyList_New` returns a new reference (or null, checked) whose `ids.len()`
+        // slots are all null; each slot `i < ids.len()` takes (steals) the new reference made
+        // for it, once (so nothing is leaked; the list is complete before it is
         // returned, also on an error, where the slots left null are allowed by `list_dealloc`).
         unsafe {
             let raw = ffi::PyList_New(ids.len() as ffi::Py_ssize_t);
@@ -74,8 +77,19 @@ impl IntCache {
             let list = Bound::from_owned_ptr(py, raw).cast_into_unchecked::<PyList>();
             // Untracked (see the module doc): it holds ints only.
             ffi::PyObject_GC_UnTrack(raw.cast());
+            // The item array of a new list of `ids.len()` slots: written directly (what
+            // `PyList_SET_ITEM` does, without reloading it per item), and the cached int taken
+            // inline: this loop runs once per token of every result.
+            let items = (*raw.cast::<ffi::PyListObject>()).ob_item;
             for (i, &id) in ids.iter().enumerate() {
-                ffi::PyList_SET_ITEM(raw, i as ffi::Py_ssize_t, self.int(py, id)?);
+                let cached = self.slots.get(id as usize).map_or(std::ptr::null_mut(), |s| s.load(Ordering::Acquire));
+                let p = if cached.is_null() {
+                    self.int(py, id)?
+                } else {
+                    ffi::Py_INCREF(cached);
+                    cached
+                };
+                *items.add(i) = p;
             }
             Ok(list)
         }
