@@ -546,6 +546,9 @@ def test_every_kind_of_str_is_read_and_left_as_it_was(tm, tk, shared_data):
         rng = random.Random(5)
         texts = ["".join(rng.choice(pieces) * rng.randint(1, 12) for _ in range(rng.randint(0, 8))) for _ in range(800)]
         texts += ["", "x" * 17, "é" * 17, "日" * 17, "😀" * 9, "a" * 7 + "日" * 9 + "é" * 3]
+        # A str subclass keeps its chars in another layout (read through Python's own UTF-8).
+        sub = type("Sub", (str,), {})
+        texts += [sub("日本語 and é"), sub("plain"), sub("\ud800x")]
         return texts + ["\ud800日本語" * 3, "日本語" * 5 + "\udfff", "😀\udc00", "é\udbff", "\udc00"]
 
     for tok in (enc, hf):

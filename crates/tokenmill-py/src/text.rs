@@ -29,12 +29,13 @@ pub(crate) fn utf8_of(s: Bound<'_, PyString>, buf: &mut String) -> PyResult<Utf8
     use pyo3::ffi;
     use tokenmill_core::utf8::{push_utf8, Units};
     let p = s.as_ptr();
-    // SAFETY: `p` is a live `str` (held by `s`). A compact string is always ready; its kind
-    // says what its data is: `len` code units of 1, 2 or 4 bytes, aligned, that stay valid
-    // and unchanged while `s` holds it (a `str` is immutable). The `utf8` field of a compact
-    // string that is not ASCII is its cached UTF-8 form or null.
+    // SAFETY: `p` is a live `str` (held by `s`). A ready string (every compact one, and a
+    // subclass's once made) has a kind that says what its data is: `len` code units of 1, 2 or
+    // 4 bytes, aligned, that stay valid and unchanged while `s` holds it (a `str` is
+    // immutable). Every `str` starts with the compact header, whose `utf8` field is its cached
+    // UTF-8 form or null when it is not ASCII.
     let units = unsafe {
-        if ffi::PyUnicode_IS_COMPACT(p) == 0
+        if ffi::PyUnicode_IS_READY(p) == 0
             || ffi::PyUnicode_IS_ASCII(p) != 0
             || !(*(p as *mut ffi::PyCompactUnicodeObject)).utf8.is_null()
         {
