@@ -135,6 +135,21 @@ fn ucs2(src: &[u16], dst: &mut [u8]) -> Result<usize, usize> {
 mod simd {
     use std::arch::x86_64::*;
 
+    /// The 16 bytes of units `src[i..i + N]` (`N` units of `T` make 16 bytes), zero-padded
+    /// past the end of `src`; `i < src.len()`.
+    #[inline(always)]
+    fn block<T: Copy + Default, const N: usize>(src: &[T], i: usize) -> __m128i {
+        // SAFETY (both loads): `N` units of `T` are 16 bytes (an unaligned load).
+        if let Some(full) = src.get(i..i + N) {
+            unsafe { _mm_loadu_si128(full.as_ptr().cast()) }
+        } else {
+            let mut tail = [T::default(); N];
+            let left = src.len().saturating_sub(i);
+            tail[..left].copy_from_slice(&src[i..]);
+            unsafe { _mm_loadu_si128(tail.as_ptr().cast()) }
+        }
+    }
+
     /// `super::latin1` 16 bytes at a time: each step copies the run of ASCII at the start of
     /// the next 16 bytes, or converts one byte that is not ASCII (2 bytes of UTF-8).
     ///
@@ -150,15 +165,8 @@ mod simd {
         }
         while i < n {
             let left = n - i;
-            // SAFETY (loads and stores): bytes `i..i + 16` are in `src`, or the last `left`
-            // are copied to a zero-padded block; 16 bytes are stored at `o <= 2 * i < 2 * n`.
-            let c = if left >= 16 {
-                _mm_loadu_si128(src.as_ptr().add(i).cast())
-            } else {
-                let mut tail = [0u8; 16];
-                tail[..left].copy_from_slice(&src[i..]);
-                _mm_loadu_si128(tail.as_ptr().cast())
-            };
+            let c = block::<u8, 16>(src, i);
+            // SAFETY (stores): 16 bytes at `o <= 2 * i < 2 * n`, within `dst`.
             let run = (_mm_movemask_epi8(c) as u32 | 0x1_0000).trailing_zeros() as usize;
             if run > 0 {
                 _mm_storeu_si128(dst.as_mut_ptr().add(o).cast(), c);
@@ -201,16 +209,9 @@ mod simd {
         let n = src.len();
         while i < n {
             let left = n - i;
-            // SAFETY (loads and stores): units `i..i + 8` are in `src`, or the last `left`
-            // are copied to a zero-padded block. A step writes at most 24 bytes at
-            // `o <= 3 * i < 3 * n`, so within `dst` (at least `3 * n + 32` long).
-            let c = if left >= 8 {
-                _mm_loadu_si128(src.as_ptr().add(i).cast())
-            } else {
-                let mut tail = [0u16; 8];
-                tail[..left].copy_from_slice(&src[i..]);
-                _mm_loadu_si128(tail.as_ptr().cast())
-            };
+            let c = block::<u16, 8>(src, i);
+            // SAFETY (stores): a step writes at most 24 bytes at `o <= 3 * i < 3 * n`, so
+            // within `dst` (at least `3 * n + 32` long).
             let out = dst.as_mut_ptr().add(o);
             // Two mask bits per unit; the count of trailing ones, halved, is the run's length.
             let ascii = _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(c, _mm_set1_epi16(0xff80u16 as i16)), zero));

@@ -14,18 +14,16 @@
 //! length in characters (the slice's), so ASCII text needs no offset conversion at all. What
 //! it does not do: the rules or the search (the core's).
 
-use std::ops::Deref;
-
 use pyo3::exceptions::{PyOverflowError, PyUnicodeEncodeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyString};
 
 use tokenmill_core::offsets::CharText;
 use tokenmill_core::pretokenize::cuts::{self, CutMode, Windows, CONTEXT};
 use tokenmill_core::CoreError;
 
+use crate::text;
 use crate::{map_err, run};
 
 /// A Python index argument clamped to `0..=len` (`None`: `default`). Out-of-range values are
@@ -48,24 +46,6 @@ struct Text<'a, 'py> {
     len: usize,
 }
 
-/// The UTF-8 of a window: Python's own encoding, or, for a window with lone surrogates, a copy
-/// with each replaced by U+FFFD.
-enum Utf8 {
-    Py(PyBackedStr),
-    Replaced(String),
-}
-
-impl Deref for Utf8 {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        match self {
-            Utf8::Py(s) => s,
-            Utf8::Replaced(s) => s,
-        }
-    }
-}
-
 impl<'a, 'py> Text<'a, 'py> {
     fn new(obj: &'a Bound<'py, PyString>) -> PyResult<Self> {
         Ok(Text { obj, len: obj.code_point_len()? })
@@ -74,7 +54,7 @@ impl<'a, 'py> Text<'a, 'py> {
     /// The UTF-8 of characters `a..b` (`a <= b <= len`), each lone surrogate replaced by
     /// U+FFFD (one character for one, so offsets are unchanged). Only C-level functions touch
     /// the str, so a subclass's `__getitem__` or `encode` is never called.
-    fn utf8(&self, a: usize, b: usize) -> PyResult<Utf8> {
+    fn utf8(&self, a: usize, b: usize) -> PyResult<text::Text> {
         let py = self.obj.py();
         let window = if a == 0 && b == self.len {
             self.obj.clone()
@@ -88,12 +68,11 @@ impl<'a, 'py> Text<'a, 'py> {
             };
             sub.cast_into::<PyString>()?
         };
-        match PyBackedStr::try_from(window.clone()) {
-            Ok(s) => Ok(Utf8::Py(s)),
+        match text::Text::of(window.clone()) {
             Err(e) if e.is_instance_of::<PyUnicodeEncodeError>(py) => {
-                Ok(Utf8::Replaced(utf8_replacing_surrogates(&window)?))
+                Ok(text::Text::Own(utf8_replacing_surrogates(&window)?))
             }
-            Err(e) => Err(e),
+            other => other,
         }
     }
 }

@@ -79,14 +79,21 @@ impl Deref for Text {
     }
 }
 
+impl Text {
+    /// The UTF-8 form of `s` (see `utf8_of`).
+    pub(crate) fn of(s: Bound<'_, PyString>) -> PyResult<Self> {
+        let mut buf = String::new();
+        Ok(match utf8_of(s, &mut buf)? {
+            Utf8::Shared(s) => Text::Shared(s),
+            Utf8::Own(..) => Text::Own(buf),
+        })
+    }
+}
+
 impl FromPyObject<'_, '_> for Text {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'_, '_, PyAny>) -> PyResult<Self> {
-        let mut buf = String::new();
-        Ok(match utf8_of(obj.cast::<PyString>()?.to_owned(), &mut buf)? {
-            Utf8::Shared(s) => Text::Shared(s),
-            Utf8::Own(..) => Text::Own(buf),
-        })
+        Text::of(obj.cast::<PyString>()?.to_owned())
     }
 }
