@@ -143,6 +143,28 @@ impl Normalizer {
         })
     }
 
+    /// The end of the run of plain 2- and 3-byte characters from `pos` (each followed by at
+    /// least two more bytes, and marked in `plain_bmp`: copied unchanged), or `pos`.
+    #[inline(always)]
+    fn plain_multibyte_end(&self, data: &[u8], pos: usize) -> usize {
+        let mut p = pos;
+        while let Some(&[b, c1, c2]) = data.get(p..p + 3) {
+            if !(0xc2..0xf0).contains(&b) {
+                break;
+            }
+            let cp = if b < 0xe0 {
+                (b as usize & 0x1f) << 6 | (c1 as usize & 0x3f)
+            } else {
+                (b as usize & 0x0f) << 12 | (c1 as usize & 0x3f) << 6 | (c2 as usize & 0x3f)
+            };
+            if self.plain_bmp[cp / 64] >> (cp % 64) & 1 == 0 {
+                break;
+            }
+            p += 2 + (b >= 0xe0) as usize;
+        }
+        p
+    }
+
     /// The next unit at `pos < data.len()`: (its normalized bytes, input bytes consumed).
     #[inline]
     fn unit<'a>(&'a self, data: &'a [u8], pos: usize) -> (&'a [u8], usize) {
@@ -262,24 +284,29 @@ impl Normalizer {
                 pos += 1;
                 continue;
             }
-            // A plain 2- or 3-byte character: copied without the lookups (most non-ASCII text).
-            if (0xc2..0xf0).contains(&b) && pos + 3 <= data.len() {
-                let cp = if b < 0xe0 {
-                    (b as usize & 0x1f) << 6 | (data[pos + 1] as usize & 0x3f)
-                } else {
-                    (b as usize & 0x0f) << 12 | (data[pos + 1] as usize & 0x3f) << 6 | (data[pos + 2] as usize & 0x3f)
-                };
-                if self.plain_bmp[cp / 64] >> (cp % 64) & 1 != 0 {
-                    let n = 2 + (b >= 0xe0) as usize;
-                    // Three bytes written, then cut: a memcpy call costs more than the copy.
-                    let len = out.len();
-                    out.extend_from_slice(&data[pos..pos + 3]);
-                    out.truncate(len + n);
+            // A run of plain 2- and 3-byte characters (most non-ASCII text): copied without the
+            // lookups, as one slice (CJK text) or, for one character (an accented letter in
+            // Latin script), as three bytes written then cut: a memcpy call costs more.
+            if (0xc2..0xf0).contains(&b) {
+                let end = self.plain_multibyte_end(data, pos);
+                if end > pos {
+                    if end - pos <= 3 {
+                        let len = out.len();
+                        out.extend_from_slice(&data[pos..pos + 3]);
+                        out.truncate(len + end - pos);
+                    } else {
+                        out.extend_from_slice(&data[pos..end]);
+                    }
                     if let Some(a) = align.as_deref_mut() {
-                        a.extend(std::iter::repeat_n(pos as u32, n));
+                        let mut q = pos;
+                        while q < end {
+                            let n = 2 + (data[q] >= 0xe0) as usize;
+                            a.extend(std::iter::repeat_n(q as u32, n));
+                            q += n;
+                        }
                     }
                     prev_space = false;
-                    pos += n;
+                    pos = end;
                     continue;
                 }
             }
