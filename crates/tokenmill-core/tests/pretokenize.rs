@@ -790,6 +790,27 @@ fn runs_of_spaces_before_every_ascii_char_and_others() {
 }
 
 #[test]
+fn every_short_mix_of_punctuation_and_what_follows_it() {
+    // Runs of ASCII punctuation take a shortcut in the o200k and cl100k-like matchers
+    // (`ascii_punct_end`): every string of up to four chars over punctuation, space, the letters
+    // and digits that end a run, the tail chars (\r \n /), cl100k's apostrophe, and non-ASCII
+    // symbols and letters that must send the run back to the full matcher.
+    let alphabet = [',', '(', ')', ':', '"', '\'', '/', ' ', 'a', 'B', '1', '\n', '\r', '\t', 'é', '—', '\u{301}'];
+    let mut texts = vec![String::new()];
+    let mut all = Vec::new();
+    for _ in 0..4 {
+        texts = texts.iter().flat_map(|t| alphabet.iter().map(move |&c| format!("{t}{c}"))).collect();
+        all.extend(texts.iter().cloned());
+    }
+    for e in engines().iter().chain(hf_spelling_engines().iter()) {
+        for t in &all {
+            compare(e, t).unwrap_or_else(|m| panic!("{m}"));
+            compare(e, &format!("x{t}s")).unwrap_or_else(|m| panic!("{m}"));
+        }
+    }
+}
+
+#[test]
 fn hand_picked_cases() {
     let cases = [
         "",

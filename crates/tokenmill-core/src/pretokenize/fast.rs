@@ -279,6 +279,40 @@ fn indent_end(t: &Tables, b: &[u8], pos: usize) -> Option<usize> {
     }
 }
 
+/// Punctuation in code and prose (`,` `.` `):` `" =` `):\n`...): the alternative
+/// ` ?[^\s\p{L}\p{N}]+[\r\n]*` of the o200k and cl100k-like patterns (`[\r\n/]*` in o200k's
+/// tail, `SLASH`), on ASCII text, where it is the alternative that matches at `pos`: an optional
+/// space, then a run of ASCII chars in none of `\s`, `\p{L}`, `\p{N}`, then the tail. Not when
+/// that run is one char, right at `pos`, before a letter (the letter alternative takes both), nor
+/// when the run or the char after it is not ASCII (a symbol may go on, a letter or mark may
+/// follow): `None`, and the full matcher decides. The caller rules out cl100k's contractions
+/// (`'` at `pos`).
+#[inline(always)]
+fn ascii_punct_end<const SLASH: bool>(t: &Tables, b: &[u8], pos: usize) -> Option<usize> {
+    let is_o = |i: usize| b.get(i).is_some_and(|&c| c < 0x80 && t.latin1[c as usize] & SLN == 0);
+    let s = pos + (b[pos] == b' ') as usize;
+    if !is_o(s) {
+        return None;
+    }
+    let mut e = s + 1;
+    while is_o(e) {
+        e += 1;
+    }
+    match b.get(e) {
+        Some(&c) if c >= 0x80 => return None,
+        Some(&c) if c.is_ascii_alphabetic() && e == pos + 1 => return None,
+        _ => {}
+    }
+    while let Some(&c) = b.get(e) {
+        if c == b'\n' || c == b'\r' || (SLASH && c == b'/') {
+            e += 1;
+        } else {
+            break;
+        }
+    }
+    Some(e)
+}
+
 /// Byte kinds for `ascii_run_end`.
 const ASCII_LETTER: u8 = 0;
 const ASCII_LOWER: u8 = 1;
@@ -513,6 +547,11 @@ fn cl100k_like<const HF_WS: bool, const ONE_DIGIT: bool>(t: &Tables, b: &[u8], p
             return e;
         }
     }
+    if c0 != b'\'' {
+        if let Some(e) = ascii_punct_end::<false>(t, b, pos) {
+            return e;
+        }
+    }
     cl100k_like_rest::<HF_WS, ONE_DIGIT>(t, b, pos)
 }
 
@@ -661,6 +700,9 @@ fn o200k(t: &Tables, b: &[u8], pos: usize) -> usize {
         if let Some(e) = indent_end(t, b, pos) {
             return e;
         }
+    }
+    if let Some(e) = ascii_punct_end::<true>(t, b, pos) {
+        return e;
     }
     o200k_rest(t, b, pos)
 }
