@@ -811,6 +811,37 @@ fn every_short_mix_of_punctuation_and_what_follows_it() {
 }
 
 #[test]
+fn every_short_mix_of_newlines_digits_and_whitespace() {
+    // Newlines, digits and a space before digits take a shortcut in the o200k and cl100k-like
+    // matchers (`ascii_newline_digits_end`): every string of up to four chars over ASCII
+    // whitespace, digits, a letter, punctuation, and the non-ASCII whitespace and digits that
+    // must send them back to the full matcher (U+0085, U+00A0, U+3000, U+0663), plus digit runs
+    // of every length.
+    let alphabet =
+        [' ', '\n', '\r', '\t', '\x0b', '\x1c', '\u{85}', '\u{a0}', '\u{3000}', '1', '2', '\u{663}', 'a', ',', '/'];
+    let mut texts = vec![String::new()];
+    let mut all = Vec::new();
+    for _ in 0..4 {
+        texts = texts.iter().flat_map(|t| alphabet.iter().map(move |&c| format!("{t}{c}"))).collect();
+        all.extend(texts.iter().cloned());
+    }
+    for n in 1..=10 {
+        let digits: String = "1234567890".chars().take(n).collect();
+        for after in ["", "x", " ", "\n", "\u{663}", "\u{663}1", ","] {
+            all.push(format!("{digits}{after}"));
+            all.push(format!(" {digits}{after}"));
+            all.push(format!("x\n \n{digits}{after}"));
+        }
+    }
+    for e in engines().iter().chain(hf_spelling_engines().iter()) {
+        for t in &all {
+            compare(e, t).unwrap_or_else(|m| panic!("{m}"));
+            compare(e, &format!("x{t}s")).unwrap_or_else(|m| panic!("{m}"));
+        }
+    }
+}
+
+#[test]
 fn hand_picked_cases() {
     let cases = [
         "",

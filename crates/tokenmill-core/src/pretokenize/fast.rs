@@ -313,6 +313,53 @@ fn ascii_punct_end<const SLASH: bool>(t: &Tables, b: &[u8], pos: usize) -> Optio
     Some(e)
 }
 
+/// Newlines, digits and a space before digits, as the o200k and cl100k-like patterns split them
+/// on ASCII text (`ONE_DIGIT`: qwen2's `\p{N}` for `\p{N}{1,3}`; `end_ws`: cl100k's `\s++$`):
+/// - `\n` or `\r` at `pos`: `\s*[\r\n]+` (cl100k: `\s*[\r\n]`) matches, as no earlier
+///   alternative starts on it, and takes the run of whitespace up to its last `\r` or `\n`; with
+///   `end_ws`, a run that reaches the end of the text is taken whole (`\s++$` comes first);
+/// - an ASCII digit: `\p{N}{1,3}`, up to three ASCII digits;
+/// - a space before an ASCII digit: only `\s+` matches, the space alone.
+///
+/// `None` for anything else, or when a non-ASCII char is in reach (it may be whitespace or a
+/// digit that continues the piece): the full matcher decides.
+#[inline(always)]
+fn ascii_newline_digits_end<const ONE_DIGIT: bool>(t: &Tables, b: &[u8], pos: usize, end_ws: bool) -> Option<usize> {
+    let c0 = b[pos];
+    if c0 == b'\n' || c0 == b'\r' {
+        let mut last = pos;
+        let mut i = pos + 1;
+        loop {
+            match b.get(i) {
+                Some(&c) if c >= 0x80 => return None,
+                Some(&c) if t.latin1[c as usize] & CL_S != 0 => {
+                    if c == b'\n' || c == b'\r' {
+                        last = i;
+                    }
+                    i += 1;
+                }
+                None if end_ws => return Some(i),
+                _ => return Some(last + 1),
+            }
+        }
+    }
+    if c0.is_ascii_digit() {
+        let most = if ONE_DIGIT { 1 } else { 3 };
+        let mut e = pos + 1;
+        while e < pos + most && b.get(e).is_some_and(u8::is_ascii_digit) {
+            e += 1;
+        }
+        if e < pos + most && b.get(e).is_some_and(|&c| c >= 0x80) {
+            return None;
+        }
+        return Some(e);
+    }
+    if c0 == b' ' && b.get(pos + 1).is_some_and(u8::is_ascii_digit) {
+        return Some(pos + 1);
+    }
+    None
+}
+
 /// Byte kinds for `ascii_run_end`.
 const ASCII_LETTER: u8 = 0;
 const ASCII_LOWER: u8 = 1;
@@ -552,6 +599,9 @@ fn cl100k_like<const HF_WS: bool, const ONE_DIGIT: bool>(t: &Tables, b: &[u8], p
             return e;
         }
     }
+    if let Some(e) = ascii_newline_digits_end::<ONE_DIGIT>(t, b, pos, !HF_WS) {
+        return e;
+    }
     cl100k_like_rest::<HF_WS, ONE_DIGIT>(t, b, pos)
 }
 
@@ -702,6 +752,9 @@ fn o200k(t: &Tables, b: &[u8], pos: usize) -> usize {
         }
     }
     if let Some(e) = ascii_punct_end::<true>(t, b, pos) {
+        return e;
+    }
+    if let Some(e) = ascii_newline_digits_end::<false>(t, b, pos, false) {
         return e;
     }
     o200k_rest(t, b, pos)
