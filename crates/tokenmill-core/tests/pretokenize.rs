@@ -789,6 +789,27 @@ fn runs_of_spaces_before_every_ascii_char_and_others() {
     }
 }
 
+/// Every string of one to four chars over `alphabet`.
+fn every_string_up_to_4(alphabet: &[char]) -> Vec<String> {
+    let mut texts = vec![String::new()];
+    let mut all = Vec::new();
+    for _ in 0..4 {
+        texts = texts.iter().flat_map(|t| alphabet.iter().map(move |&c| format!("{t}{c}"))).collect();
+        all.extend(texts.iter().cloned());
+    }
+    all
+}
+
+/// Each text alone and inside `x...s`, on every engine and HF spelling, against the regex engine.
+fn compare_alone_and_inside(texts: &[String]) {
+    for e in engines().iter().chain(hf_spelling_engines().iter()) {
+        for t in texts {
+            compare(e, t).unwrap_or_else(|m| panic!("{m}"));
+            compare(e, &format!("x{t}s")).unwrap_or_else(|m| panic!("{m}"));
+        }
+    }
+}
+
 #[test]
 fn every_short_mix_of_punctuation_and_what_follows_it() {
     // Runs of ASCII punctuation take a shortcut in the o200k and cl100k-like matchers
@@ -796,18 +817,8 @@ fn every_short_mix_of_punctuation_and_what_follows_it() {
     // and digits that end a run, the tail chars (\r \n /), cl100k's apostrophe, and non-ASCII
     // symbols and letters that must send the run back to the full matcher.
     let alphabet = [',', '(', ')', ':', '"', '\'', '/', ' ', 'a', 'B', '1', '\n', '\r', '\t', 'é', '—', '\u{301}'];
-    let mut texts = vec![String::new()];
-    let mut all = Vec::new();
-    for _ in 0..4 {
-        texts = texts.iter().flat_map(|t| alphabet.iter().map(move |&c| format!("{t}{c}"))).collect();
-        all.extend(texts.iter().cloned());
-    }
-    for e in engines().iter().chain(hf_spelling_engines().iter()) {
-        for t in &all {
-            compare(e, t).unwrap_or_else(|m| panic!("{m}"));
-            compare(e, &format!("x{t}s")).unwrap_or_else(|m| panic!("{m}"));
-        }
-    }
+    let all = every_string_up_to_4(&alphabet);
+    compare_alone_and_inside(&all);
 }
 
 #[test]
@@ -819,12 +830,7 @@ fn every_short_mix_of_newlines_digits_and_whitespace() {
     // of every length.
     let alphabet =
         [' ', '\n', '\r', '\t', '\x0b', '\x1c', '\u{85}', '\u{a0}', '\u{3000}', '1', '2', '\u{663}', 'a', ',', '/'];
-    let mut texts = vec![String::new()];
-    let mut all = Vec::new();
-    for _ in 0..4 {
-        texts = texts.iter().flat_map(|t| alphabet.iter().map(move |&c| format!("{t}{c}"))).collect();
-        all.extend(texts.iter().cloned());
-    }
+    let mut all = every_string_up_to_4(&alphabet);
     for n in 1..=10 {
         let digits: String = "1234567890".chars().take(n).collect();
         for after in ["", "x", " ", "\n", "\u{663}", "\u{663}1", ","] {
@@ -833,12 +839,7 @@ fn every_short_mix_of_newlines_digits_and_whitespace() {
             all.push(format!("x\n \n{digits}{after}"));
         }
     }
-    for e in engines().iter().chain(hf_spelling_engines().iter()) {
-        for t in &all {
-            compare(e, t).unwrap_or_else(|m| panic!("{m}"));
-            compare(e, &format!("x{t}s")).unwrap_or_else(|m| panic!("{m}"));
-        }
-    }
+    compare_alone_and_inside(&all);
 }
 
 #[test]
