@@ -86,7 +86,15 @@ impl Text {
         let mut buf = String::new();
         Ok(match utf8_of(s, &mut buf)? {
             Utf8::Shared(s) => Text::Shared(s),
-            Utf8::Own(..) => Text::Own(buf),
+            Utf8::Own(..) => {
+                // The transcoder reserved the longest form (3 bytes per unit of a 2-byte
+                // string, 2 of a 1-byte one): give back what mostly-ASCII text did not use, as
+                // a list of many texts (training) holds them all for the call.
+                if buf.capacity() > buf.len() + buf.len() / 2 + 64 {
+                    buf.shrink_to_fit();
+                }
+                Text::Own(buf)
+            }
         })
     }
 }
