@@ -603,6 +603,28 @@ def test_batch_threads_report_the_first_failing_document(tm):
         assert enc.encode_batch(ok, num_threads=n) == expected
 
 
+def test_batch_error_is_the_first_bad_document_whichever_way_it_is_bad(tm):
+    # Texts are extracted a few chunks ahead of the encoders, so a text that is not a str may
+    # be met before an earlier document has failed to encode: the error raised is still that
+    # of the first bad document in input order, on every thread count, and a bad text right
+    # after good ones in the same chunk does not hide their error.
+    enc = tm("cl100k_base")
+    docs = [f"document {i} with some words in it" for i in range(6000)]
+    cases = [(5, 4000, tokenmill.DisallowedSpecialTokenError), (4000, 5, TypeError),
+             (3, 5, tokenmill.DisallowedSpecialTokenError), (5, 3, TypeError), (5990, 5999, tokenmill.DisallowedSpecialTokenError)]
+    for special_at, int_at, error in cases:
+        bad = list(docs)
+        bad[special_at] = "late <|endoftext|>"
+        bad[int_at] = 7
+        for n in (1, 2, 3):
+            with pytest.raises(error):
+                enc.encode_batch(bad, num_threads=n)
+    for n in (1, 2, 3):
+        with pytest.raises(TypeError, match=r"texts\[0\] is int"):
+            enc.encode_batch([7] + docs, num_threads=n)
+        assert enc.encode_batch(docs[:3] + [""] + docs[3:9], num_threads=n) == [enc.encode(d) for d in docs[:3] + [""] + docs[3:9]]
+
+
 def test_threads_shared_encoding(tm, corpus):
     """16 Python threads x 200 encodes on one shared Encoding give the serial results (K1)."""
     enc = tm("cl100k_base")

@@ -98,6 +98,12 @@ impl Chunk {
         self.texts.len()
     }
 
+    /// Releases the texts (attached: the caller holds the interpreter) and hands back the
+    /// buffer for the next chunk.
+    fn recycle(self, _py: Python<'_>) -> String {
+        self.buf
+    }
+
     fn text(&self, k: usize) -> &str {
         match &self.texts[k] {
             Utf8::Shared(s) => s,
@@ -163,12 +169,24 @@ impl<'py> Texts<'py> {
         utf8_of(s, buf)
     }
 
-    /// The texts from `start` on: about `CHUNK_BYTES` of them, at least one.
-    fn chunk(&self, start: usize) -> PyResult<Chunk> {
-        let (mut texts, mut size, mut buf) = (Vec::new(), 0, String::with_capacity(2 * CHUNK_BYTES));
+    /// The texts from `start` on: about `CHUNK_BYTES` of them, at least one unless the first
+    /// cannot be extracted. `buf` (cleared first) takes their transcoded forms: pass a
+    /// converted chunk's (`Chunk::recycle`), since fresh memory costs a page fault per 4 KB
+    /// and is cold in the CPU's caches.
+    ///
+    /// A text that cannot be extracted ends the chunk before it and comes back as the error,
+    /// which the caller raises only after the chunk is encoded: the call's error is then that
+    /// of the first bad document in input order, whichever way it is bad.
+    fn chunk(&self, start: usize, mut buf: String) -> (Chunk, Option<PyErr>) {
+        buf.clear();
+        buf.reserve(2 * CHUNK_BYTES);
+        let (mut texts, mut size) = (Vec::new(), 0);
         let mut i = start;
         while i < self.len && texts.len() < CHUNK_DOCS && size < CHUNK_BYTES {
-            let t = self.text(i, &mut buf)?;
+            let t = match self.text(i, &mut buf) {
+                Ok(t) => t,
+                Err(e) => return (Chunk { start, texts, buf }, Some(e)),
+            };
             size += match &t {
                 Utf8::Shared(s) => s.len(),
                 Utf8::Own(a, b) => b - a,
@@ -176,7 +194,7 @@ impl<'py> Texts<'py> {
             texts.push(t);
             i += 1;
         }
-        Ok(Chunk { start, texts, buf })
+        (Chunk { start, texts, buf }, None)
     }
 }
 
@@ -216,12 +234,16 @@ pub(crate) fn encode_all<'py, T, S: Default + Send>(
     let mut scratch = S::default();
     let mut ids = Ids::default();
     let mut out = Vec::with_capacity(texts.len());
-    let mut start = 0;
+    let (mut start, mut buf) = (0, String::new());
     while start < texts.len() {
-        let chunk = texts.chunk(start)?;
+        let (chunk, bad) = texts.chunk(start, buf);
         ids = run(py, || encode_chunk(&encode, &chunk, &mut scratch, ids))?;
         ids.convert(&mut convert, &mut out)?;
+        if let Some(e) = bad {
+            return Err(e);
+        }
         start += chunk.len();
+        buf = chunk.recycle(py);
     }
     Ok(out)
 }
@@ -264,14 +286,23 @@ fn encode_chunk<S>(
     Ok(ids)
 }
 
-/// Encodes `texts` on `threads` threads, the calling thread being one of them. It first
-/// extracts the texts chunk by chunk, queueing each chunk for the workers as soon as it is
-/// taken (so they start at once), then converts the results in input order with `convert`
-/// (attached to the interpreter) as they become ready, releasing each chunk's texts and
-/// recycling its buffer, and encodes queued chunks itself while the next one in order is not
-/// ready yet, so no core idles. The first error in input order is returned (no new chunks are
-/// started once one fails; a text that cannot be extracted fails the call first); a panic
-/// becomes `InternalError`.
+/// Chunks the calling thread keeps extracted and queued ahead of the encoders, per thread.
+///
+/// Why a bound: extracting every chunk first put the whole batch's transcoded text in fresh
+/// memory before most of it was encoded, so each chunk was read back cold and each 4 KB of it
+/// cost a page fault: a 2-thread BERT batch of 10 MB of multilingual lines used 10-20% more
+/// CPU time than one thread did. A few chunks ahead keep every thread fed (a chunk is encoded
+/// far slower than it is extracted) while the buffers are reused warm.
+const AHEAD: usize = 4;
+
+/// Encodes `texts` on `threads` threads, the calling thread being one of them. The calling
+/// thread extracts the texts chunk by chunk, keeping `AHEAD` chunks per thread queued for the
+/// workers (who wait on a condition variable when none is), converts the results in input
+/// order with `convert` (attached to the interpreter) as they become ready, releasing each
+/// chunk's texts and recycling its buffers, and encodes a queued chunk itself while the next
+/// result in order is not ready, so no core idles. The first error in input order is returned,
+/// a document that fails to encode or a text that cannot be extracted (no new chunks are
+/// started once one fails); a panic becomes `InternalError`.
 pub(crate) fn pipeline<'py, T, S: Default + Send>(
     py: Python<'py>,
     texts: &Texts<'py>,
@@ -280,40 +311,55 @@ pub(crate) fn pipeline<'py, T, S: Default + Send>(
     mut convert: impl FnMut(&[Rank]) -> PyResult<T>,
 ) -> PyResult<Vec<T>> {
     use std::collections::VecDeque;
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::sync::{mpsc, Mutex};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{mpsc, Condvar, Mutex};
 
-    /// Chunks extracted and not yet claimed; `closed` once every chunk is in.
+    /// Chunks extracted and not yet claimed; `closed` once no more will come; `waiting`: the
+    /// workers asleep on `ready` (a wake-up is a system call, so it is made only for them).
     struct Queue {
         chunks: VecDeque<(usize, Chunk)>,
         closed: bool,
+        waiting: usize,
     }
     /// A chunk back from its encoder, texts included (see `Chunk`): its ids, or `None` when it
     /// was not encoded because an earlier chunk had failed.
     type Item = (usize, Chunk, Option<std::thread::Result<Result<Ids, CoreError>>>);
-    let queue = Mutex::new(Queue { chunks: VecDeque::new(), closed: false });
+    let queue = Mutex::new(Queue { chunks: VecDeque::new(), closed: false, waiting: 0 });
+    let ready = Condvar::new();
     // Buffers the calling thread has converted, for the encoders to reuse.
     let spare: Mutex<Vec<Ids>> = Mutex::new(Vec::new());
     // The lowest chunk that failed so far: later chunks are not needed.
     let failed = AtomicUsize::new(usize::MAX);
-    // Set when the calling thread needs no more results (done, or an extraction failed).
-    let done_all = AtomicBool::new(false);
-    // The next queued chunk, or `None` once none is left (all claimed and the queue closed, or
-    // the call is over). Only workers wait here: the calling thread claims after closing it.
-    let claim = || loop {
-        if done_all.load(Ordering::Relaxed) {
-            return None;
-        }
-        {
-            let mut q = queue.lock().ok()?;
+    // A worker's next chunk, or `None` once the queue is closed and empty.
+    let claim = || {
+        let mut q = queue.lock().ok()?;
+        loop {
             if let Some(job) = q.chunks.pop_front() {
                 return Some(job);
             }
             if q.closed {
                 return None;
             }
+            q.waiting += 1;
+            q = ready.wait(q).ok()?;
+            q.waiting -= 1;
         }
-        std::thread::yield_now();
+    };
+    // Queues a chunk (`None`: closes the queue); returns how many are queued.
+    let push = |job: Option<(usize, Chunk)>| -> usize {
+        let Ok(mut q) = queue.lock() else { return 0 };
+        match job {
+            Some(job) => q.chunks.push_back(job),
+            None => q.closed = true,
+        }
+        if q.waiting > 0 {
+            if q.closed {
+                ready.notify_all();
+            } else {
+                ready.notify_one();
+            }
+        }
+        q.chunks.len()
     };
     // A chunk before the first failing one is never skipped (it may be claimed first and
     // finish last), so the error reported is always that of the first failing document.
@@ -344,31 +390,43 @@ pub(crate) fn pipeline<'py, T, S: Default + Send>(
         }
         drop(tx);
         let result = (|| {
-            let mut count = 0;
-            let mut start = 0;
-            while start < texts.len() {
-                let chunk = texts.chunk(start)?;
-                start += chunk.len();
-                if let Ok(mut q) = queue.lock() {
-                    q.chunks.push_back((count, chunk));
-                }
-                count += 1;
-            }
-            if let Ok(mut q) = queue.lock() {
-                q.closed = true;
-            }
-            let mut pending: Vec<Option<Item>> = (0..count).map(|_| None).collect();
+            let (mut start, mut count, mut done) = (0, 0usize, 0usize);
+            // A text that could not be extracted: raised once every chunk before it is
+            // converted (see `Texts::chunk`).
+            let mut bad: Option<PyErr> = None;
+            let mut bufs: Vec<String> = Vec::new();
+            let mut pending: Vec<Option<Item>> = Vec::new();
             let mut out = Vec::with_capacity(texts.len());
-            let mut done = 0usize;
             let mut scratch = S::default();
             let store = |pending: &mut Vec<Option<Item>>, item: Item| {
                 if matches!(item.2, Some(Ok(Err(_))) | Some(Err(_))) {
                     failed.fetch_min(item.0, Ordering::Relaxed);
                 }
                 let c = item.0;
+                if pending.len() <= c {
+                    pending.resize_with(c + 1, || None);
+                }
                 pending[c] = Some(item);
             };
-            while done < count {
+            loop {
+                // Keep the encoders fed.
+                let mut queued = queue.lock().map_or(0, |q| q.chunks.len());
+                while start < texts.len() && queued < AHEAD * threads {
+                    let (chunk, err) = texts.chunk(start, bufs.pop().unwrap_or_default());
+                    start += chunk.len();
+                    if chunk.len() > 0 {
+                        queued = push(Some((count, chunk)));
+                        count += 1;
+                    }
+                    if let Some(e) = err {
+                        bad = Some(e);
+                        // Nothing after the bad text is needed.
+                        start = texts.len();
+                    }
+                    if start == texts.len() {
+                        push(None);
+                    }
+                }
                 while let Some(item) = rx.lock().ok().and_then(|rx| rx.try_recv().ok()) {
                     store(&mut pending, item);
                 }
@@ -389,34 +447,38 @@ pub(crate) fn pipeline<'py, T, S: Default + Send>(
                     if let Ok(mut s) = spare.lock() {
                         s.push(ids);
                     }
-                    drop(chunk);
+                    bufs.push(chunk.recycle(py));
                     done += 1;
                 }
-                if done == count {
-                    break;
+                if done == count && start == texts.len() {
+                    match bad {
+                        Some(e) => return Err(e),
+                        None => break,
+                    }
                 }
-                if pending[done].is_none() {
-                    // The next result is not ready: encode a chunk here rather than wait.
-                    // Detached, so that other Python threads run meanwhile.
-                    let item = match claim() {
-                        Some(job) => py.detach(|| work(job, &mut scratch)),
-                        None => match py.detach(|| rx.lock().ok().and_then(|rx| rx.recv().ok())) {
-                            Some(item) => item,
-                            None => {
-                                return Err(py_error(
-                                    py,
-                                    "InternalError",
-                                    ("a worker thread stopped without a result",),
-                                ))
-                            }
-                        },
-                    };
-                    store(&mut pending, item);
-                }
+                // The next result is not ready: encode a chunk here rather than wait (detached,
+                // so that other Python threads run meanwhile); with none queued, wait for a
+                // worker's result, or extract more if texts are left.
+                let job = queue.lock().ok().and_then(|mut q| q.chunks.pop_front());
+                let item = match job {
+                    Some(job) => py.detach(|| work(job, &mut scratch)),
+                    None if start < texts.len() => continue,
+                    None => match py.detach(|| rx.lock().ok().and_then(|rx| rx.recv().ok())) {
+                        Some(item) => item,
+                        None => {
+                            return Err(py_error(py, "InternalError", ("a worker thread stopped without a result",)))
+                        }
+                    },
+                };
+                store(&mut pending, item);
             }
             Ok(out)
         })();
-        done_all.store(true, Ordering::Relaxed);
+        // Stops the workers (after their current chunk) on every exit path; the chunks left
+        // are released here, attached.
+        let left = queue.lock().map(|mut q| std::mem::take(&mut q.chunks)).unwrap_or_default();
+        push(None);
+        drop(left);
         result
     })
 }
