@@ -395,7 +395,9 @@ def test_cli_serves_until_ctrl_c(files):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
-    proc = subprocess.Popen([sys.executable, "-m", "tokenmill.cli", "serve", "--port", "0", "--no-browser",
+    # -X faulthandler: if the server outlives Ctrl-C (this timed out twice in ~40 local runs of
+    # the suite, never alone), SIGABRT makes it print every thread's stack for the report.
+    proc = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "tokenmill.cli", "serve", "--port", "0", "--no-browser",
                              "--tokenizer", str(files["evil"]), "--tokenizer", str(files["bert"])],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                             # A run started in the background by a shell inherits SIGINT ignored.
@@ -407,7 +409,12 @@ def test_cli_serves_until_ctrl_c(files):
         names = _names(Client(int(m.group(1))))
         assert "evil-vocab.json" in names and "bert-base-uncased/tokenizer.json" in names
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
+        try:
+            out, err = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)
+            out, err = proc.communicate(timeout=20)
+            pytest.fail(f"the server did not stop within 20 s of SIGINT; its threads then:\n{err}")
     finally:
         if proc.poll() is None:
             proc.kill()
