@@ -28,6 +28,9 @@ const FREE: u32 = u32::MAX;
 const USER_BIT: u32 = 1 << 31;
 /// Set in a `Val` id when the piece is one character (it covers its position).
 const SINGLE_BIT: u32 = 1 << 31;
+/// Set in a `Best` id for the unknown piece, with the character's length in bytes (1-4) in
+/// the low bits (ids stay far below: a `.model` file, a protobuf, is under 2 GB).
+const UNK_TAG: u32 = 1 << 30;
 /// "No node" in the Viterbi table and in hypothesis links.
 const NONE: u32 = u32::MAX;
 /// Viterbi sums beyond +-RESET are re-based to 0 (sentencepiece 0.2.3's `kScoreResetThreshold`).
@@ -258,11 +261,12 @@ struct Val {
     id: u32,
 }
 
-/// Best path ending at a byte position: its score (`-inf` while unreached) and last piece.
+/// Best path ending at a byte position: its score (`-inf` while unreached) and last piece
+/// (a `Val::id`, or `UNK_TAG` with the length). No start: the backtrace knows each piece's
+/// length, and the walk then writes two fields a step, not three, into 8-byte entries.
 #[derive(Debug, Clone, Copy)]
 struct Best {
     score: f32,
-    start: u32,
     id: u32,
 }
 
@@ -284,6 +288,8 @@ pub struct Unigram {
     /// Length in bytes of the longest piece (at least 4, a character): how far a re-base
     /// reaches.
     max_len: usize,
+    /// Length in bytes of each piece, by id (for the backtrace).
+    lens: Vec<u32>,
     scores: Vec<f32>,
     unk_id: u32,
     unk_score: f32,
@@ -315,6 +321,61 @@ struct Hyp {
     next: u32,
     fx: f32,
     gx: f32,
+}
+
+/// Viterbi's step at one position: walks the trie along `text` and offers each piece found
+/// to the best path ending after it (`ends[k]`: the one ending `k + 1` bytes on), from a
+/// path scoring `here` that ends where `text` starts. Returns the OR of the pieces' `Val::id`s
+/// (`SINGLE_BIT`: a one-character piece starts here).
+///
+/// # Safety
+/// `text` and `ends` are readable and writable for as many bytes (entries) as the walk can
+/// take: `steps` when `BOUNDED`, else the trie's depth (its longest key).
+#[inline(always)]
+unsafe fn walk<const BOUNDED: bool>(
+    units: &[Link],
+    vals: &[Val],
+    text: *const u8,
+    ends: *mut Best,
+    steps: usize,
+    here: f32,
+) -> u32 {
+    let mut covered = 0;
+    // One link load per byte gives the check and the next base (`base + byte` stays in
+    // bounds: 256 spare slots), then the value at that index. Raw pointers: a `zip` of the
+    // two slices cost 7 instructions a step in bookkeeping, more than the walk itself.
+    let mut node = 0u32;
+    let mut base = units[0].base as usize;
+    let mut k = 0;
+    loop {
+        if BOUNDED && k == steps {
+            break;
+        }
+        let b = *text.add(k);
+        let next = base + b as usize;
+        debug_assert!(next < units.len() && units.len() == vals.len());
+        // Unchecked because the bounds checks kept a length live in the walk, the hottest
+        // loop of Unigram encoding, which then spilled registers to the stack. In bounds:
+        // every unit's `base` is at most the last occupied slot, and `Trie::build` keeps 256
+        // slots after it, so `base + byte < units.len() == vals.len()`.
+        let u = *units.get_unchecked(next);
+        if u.check != node {
+            break;
+        }
+        node = next as u32;
+        base = u.base as usize;
+        let v = *vals.get_unchecked(next);
+        covered |= v.id;
+        let cand = v.score + here;
+        let t = &mut *ends.add(k);
+        // Branch-free: whether a candidate wins is data-dependent, a coin flip for the
+        // branch predictor (10% faster than `if` on English).
+        let win = cand > t.score;
+        t.score = std::hint::select_unpredictable(win, cand, t.score);
+        t.id = std::hint::select_unpredictable(win, v.id, t.id);
+        k += 1;
+    }
+    covered
 }
 
 impl Unigram {
@@ -353,6 +414,7 @@ impl Unigram {
             links,
             vals,
             max_len: keys.iter().map(|k| k.0.len()).max().unwrap_or(0).max(4),
+            lens: proto.pieces.iter().map(|p| p.piece.len() as u32).collect(),
             scores: proto.pieces.iter().map(|p| p.score).collect(),
             unk_id,
             unk_score: min_score - 10.0,
@@ -373,7 +435,7 @@ impl Unigram {
         // Unreached positions score -inf: every candidate sum is finite (a score is finite and
         // `here` is within +-RESET), so "first candidate, else a strictly better one" is one
         // comparison.
-        best.resize(n + 1, Best { score: f32::NEG_INFINITY, start: 0, id: 0 });
+        best.resize(n + 1, Best { score: f32::NEG_INFINITY, id: 0 });
         best[0].score = 0.0;
         let mut pos = 0;
         while pos < n {
@@ -388,40 +450,23 @@ impl Unigram {
                 here = 0.0;
             }
             let mblen = one_char_len(s[pos]).min(n - pos);
-            // SINGLE_BIT once a one-character piece starts here.
-            let mut covered = 0;
-            // The trie walk inlined: one link load per byte gives the check and the next base
-            // (`base + byte` stays in bounds: 256 spare slots), then the value at that index.
-            let mut node = 0u32;
-            let mut base = units[0].base as usize;
-            for (t, &b) in best[pos + 1..].iter_mut().zip(&s[pos..]) {
-                let next = base + b as usize;
-                debug_assert!(next < units.len());
-                // SAFETY: every unit's `base` is at most the last occupied slot, and `Trie::build`
-                // keeps 256 slots after it, so `base + byte < units.len() == vals.len()`.
-                // Unchecked because the bounds checks kept a length live in the walk, the
-                // hottest loop of Unigram encoding, which then spilled registers to the stack.
-                let u = unsafe { *units.get_unchecked(next) };
-                if u.check != node {
-                    break;
+            // SAFETY: `pos < n`, `s.len() == n` and `best.len() == n + 1`. A walk never goes
+            // deeper than the longest key, `max_len` bytes (it reads one byte more to find
+            // that out), so where more than that are left it needs no bound (one compare a
+            // step fewer in the hottest loop); near the end it stops after `n - pos` bytes.
+            let covered = unsafe {
+                let (text, ends) = (s.as_ptr().add(pos), best.as_mut_ptr().add(pos + 1));
+                if n - pos > self.max_len {
+                    walk::<false>(units, vals, text, ends, 0, here)
+                } else {
+                    walk::<true>(units, vals, text, ends, n - pos, here)
                 }
-                node = next as u32;
-                base = u.base as usize;
-                let v = unsafe { *vals.get_unchecked(next) };
-                covered |= v.id;
-                let cand = v.score + here;
-                // Branch-free: whether a candidate wins is data-dependent, a coin flip for the
-                // branch predictor (10% faster than `if` on English).
-                let keep = ((cand > t.score) as u32).wrapping_sub(1);
-                t.score = f32::from_bits((t.score.to_bits() & keep) | (cand.to_bits() & !keep));
-                t.start = (t.start & keep) | (pos as u32 & !keep);
-                t.id = (t.id & keep) | (v.id & !keep);
-            }
+            };
             if covered & SINGLE_BIT == 0 {
                 let cand = self.unk_score + here;
                 let t = &mut best[pos + mblen];
                 if cand > t.score {
-                    *t = Best { score: cand, start: pos as u32, id: self.unk_id };
+                    *t = Best { score: cand, id: UNK_TAG | mblen as u32 };
                 }
             }
             pos += mblen;
@@ -430,8 +475,14 @@ impl Unigram {
         let mut end = n;
         while end > 0 {
             let b = best[end];
-            out.push(Span { start: b.start, end: end as u32, id: b.id & !SINGLE_BIT });
-            end = b.start as usize;
+            let id = b.id & !SINGLE_BIT;
+            let (id, len) = match id & UNK_TAG {
+                0 => (id, self.lens[id as usize] as usize),
+                _ => (self.unk_id, (id & !UNK_TAG) as usize),
+            };
+            let start = end - len;
+            out.push(Span { start: start as u32, end: end as u32, id });
+            end = start;
         }
         out[first..].reverse();
     }
