@@ -58,3 +58,35 @@ def test_num_threads_validated(bad):
     enc = tokenmill.get_encoding("gpt2")
     with pytest.raises(ValueError, match="num_threads"):
         enc.encode("hi", num_threads=bad)
+
+
+def test_large_str_transcoded_part_by_part_on_its_threads():
+    # On several threads, encode_to_numpy of a large str that is not ASCII transcodes each
+    # part on the thread that encodes it, straight from the str's 1-, 2- or 4-byte storage.
+    # Same ids as one thread; a disallowed special or a lone surrogate anywhere gives what
+    # one thread gives (those texts take the UTF-8 path).
+    enc = tokenmill.get_encoding("o200k_base")
+    latin = "Grüße aus Köln, un café crème à côté. " * 40_000
+    ucs2 = latin + "日本語のテキスト。\n" * 20_000
+    ucs4 = ucs2 + "😀 emoji line\n" * 2_000
+    for text in (latin, ucs2, ucs4):
+        want = enc.encode_ordinary(text)
+        for n in (2, 3):
+            assert enc.encode_to_numpy(text, num_threads=n).tolist() == want
+    bad = ucs2 + "x <|endoftext|> y" + ucs2
+    with pytest.raises(tokenmill.DisallowedSpecialTokenError) as one:
+        enc.encode_to_numpy(bad, num_threads=1)
+    with pytest.raises(tokenmill.DisallowedSpecialTokenError) as two:
+        enc.encode_to_numpy(bad, num_threads=2)
+    assert str(one.value) == str(two.value)
+    lone = ucs2 + "\ud800" + ucs4
+    assert enc.encode_to_numpy(lone, num_threads=2).tolist() == enc.encode_to_numpy(lone, num_threads=1).tolist()
+    # A disallowed special with a space in it could be cut in two between its letter and the
+    # space (the only cut points of this text are inside it): such an encoding never takes the
+    # part-by-part path, so the special is still found.
+    spaced = tokenmill.Encoding("spaced", enc._pat_str, enc._mergeable_ranks, {"<|a b|>": enc.n_vocab})
+    filler = "日本語のテキスト。\n"
+    n = 210_000
+    text = filler * (3 * n // 8 + 1) + "<|a b|>" + filler * (5 * n // 8)
+    with pytest.raises(tokenmill.DisallowedSpecialTokenError, match="a b"):
+        spaced.encode_to_numpy(text, num_threads=2)

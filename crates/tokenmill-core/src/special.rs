@@ -45,6 +45,11 @@ impl SpecialMatcher {
         self.ac.is_none()
     }
 
+    /// The special tokens matched, in their order.
+    pub fn tokens(&self) -> &[String] {
+        &self.tokens
+    }
+
     /// The first match at or after byte `from`: `(start, end, id)`.
     #[inline]
     pub fn find(&self, text: &str, from: usize) -> Option<(usize, usize, Rank)> {

@@ -22,6 +22,41 @@ pub enum Units<'a> {
     Ucs4(&'a [u32]),
 }
 
+impl<'a> Units<'a> {
+    /// Number of units (characters).
+    pub fn len(&self) -> usize {
+        match self {
+            Units::Latin1(u) => u.len(),
+            Units::Ucs2(u) => u.len(),
+            Units::Ucs4(u) => u.len(),
+        }
+    }
+
+    /// True for no units.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Unit `i` (a code point, or a lone surrogate) as a number.
+    #[inline]
+    pub fn at(&self, i: usize) -> u32 {
+        match self {
+            Units::Latin1(u) => u[i] as u32,
+            Units::Ucs2(u) => u[i] as u32,
+            Units::Ucs4(u) => u[i],
+        }
+    }
+
+    /// Units `a..b`.
+    pub fn slice(&self, a: usize, b: usize) -> Units<'a> {
+        match *self {
+            Units::Latin1(u) => Units::Latin1(&u[a..b]),
+            Units::Ucs2(u) => Units::Ucs2(&u[a..b]),
+            Units::Ucs4(u) => Units::Ucs4(&u[a..b]),
+        }
+    }
+}
+
 /// Appends the UTF-8 form of `units` to `out`.
 ///
 /// Returns the index of the first unit that is a surrogate (or, in UCS-4, above U+10FFFF):

@@ -6,7 +6,7 @@
 
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use tokenmill_core::bpe::Scratch;
 use tokenmill_core::formats::tiktoken as tk;
@@ -188,13 +188,23 @@ impl PyCoreBpe {
     fn encode_to_numpy<'py>(
         &self,
         py: Python<'py>,
-        text: Text,
+        text: Bound<'py, PyString>,
         allowed: Option<&Bound<'_, SpecialSet>>,
         disallowed: Option<&Bound<'_, SpecialSet>>,
         num_threads: usize,
     ) -> PyResult<Bound<'py, PyArray1<Rank>>> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
+        // A large text that needs transcoding, on several threads: each thread transcodes its
+        // own parts (see `encode_units_parallel`), when that path applies.
+        if a.is_none_or(|a| a.is_empty()) && num_threads > 1 {
+            if let Some(units) = crate::text::units_of(&text) {
+                if let Some(v) = run(py, || self.inner.encode_units_parallel(units, d, num_threads))? {
+                    return Ok(v.into_pyarray(py));
+                }
+            }
+        }
+        let text = Text::of(text)?;
         let v = run(py, || self.encode_threads(&text, a, d, num_threads))?;
         Ok(v.into_pyarray(py))
     }

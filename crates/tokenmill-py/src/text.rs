@@ -24,34 +24,41 @@ pub(crate) enum Utf8 {
     Own(usize, usize),
 }
 
-/// The UTF-8 form of `s`, transcoded onto the end of `buf` unless Python has one at hand; a
-/// lone surrogate raises `UnicodeEncodeError`, as `str.encode` does.
-pub(crate) fn utf8_of(s: Bound<'_, PyString>, buf: &mut String) -> PyResult<Utf8> {
+/// The code units of `s` when tokenmill transcodes it itself: a ready `str` that is not ASCII
+/// and carries no UTF-8 form. They are borrowed from the string, which cannot change while `s`
+/// lives, so they may be read with the interpreter released.
+pub(crate) fn units_of<'a>(s: &'a Bound<'_, PyString>) -> Option<tokenmill_core::utf8::Units<'a>> {
     use pyo3::ffi;
-    use tokenmill_core::utf8::{push_utf8, Units};
+    use tokenmill_core::utf8::Units;
     let p = s.as_ptr();
     // SAFETY: `p` is a live `str` (held by `s`). A ready string (every compact one, and a
     // subclass's once made) has a kind that says what its data is: `len` code units of 1, 2 or
     // 4 bytes, aligned, that stay valid and unchanged while `s` holds it (a `str` is
     // immutable). Every `str` starts with the compact header, whose `utf8` field is its cached
     // UTF-8 form or null when it is not ASCII.
-    let units = unsafe {
+    unsafe {
         if ffi::PyUnicode_IS_READY(p) == 0
             || ffi::PyUnicode_IS_ASCII(p) != 0
             || !(*(p as *mut ffi::PyCompactUnicodeObject)).utf8.is_null()
         {
-            None
-        } else {
-            let n = ffi::PyUnicode_GET_LENGTH(p) as usize;
-            let data = ffi::PyUnicode_DATA(p);
-            match ffi::PyUnicode_KIND(p) {
-                ffi::PyUnicode_1BYTE_KIND => Some(Units::Latin1(std::slice::from_raw_parts(data as *const u8, n))),
-                ffi::PyUnicode_2BYTE_KIND => Some(Units::Ucs2(std::slice::from_raw_parts(data as *const u16, n))),
-                ffi::PyUnicode_4BYTE_KIND => Some(Units::Ucs4(std::slice::from_raw_parts(data as *const u32, n))),
-                _ => None,
-            }
+            return None;
         }
-    };
+        let n = ffi::PyUnicode_GET_LENGTH(p) as usize;
+        let data = ffi::PyUnicode_DATA(p);
+        match ffi::PyUnicode_KIND(p) {
+            ffi::PyUnicode_1BYTE_KIND => Some(Units::Latin1(std::slice::from_raw_parts(data as *const u8, n))),
+            ffi::PyUnicode_2BYTE_KIND => Some(Units::Ucs2(std::slice::from_raw_parts(data as *const u16, n))),
+            ffi::PyUnicode_4BYTE_KIND => Some(Units::Ucs4(std::slice::from_raw_parts(data as *const u32, n))),
+            _ => None,
+        }
+    }
+}
+
+/// The UTF-8 form of `s`, transcoded onto the end of `buf` unless Python has one at hand; a
+/// lone surrogate raises `UnicodeEncodeError`, as `str.encode` does.
+pub(crate) fn utf8_of(s: Bound<'_, PyString>, buf: &mut String) -> PyResult<Utf8> {
+    use tokenmill_core::utf8::push_utf8;
+    let units = units_of(&s);
     if let Some(units) = units {
         let a = buf.len();
         if push_utf8(units, buf).is_ok() {

@@ -12,9 +12,10 @@ use super::merge::{encode_piece, encode_piece_with, Scratch};
 use super::vocab::Vocab;
 use crate::error::CoreError;
 use crate::parallel::{concat, parallel_map_with};
-use crate::pretokenize::{safe_cuts, PieceSink, Pretokenizer};
+use crate::pretokenize::{safe_cuts, safe_cuts_units, PieceSink, Pretokenizer};
 use crate::special::{for_each_segment, Segment, SpecialMatcher};
 use crate::types::Rank;
+use crate::utf8::{push_utf8, Units};
 
 #[derive(Debug, Clone)]
 pub struct CoreBpe {
@@ -110,6 +111,46 @@ impl CoreBpe {
             }
             None => self.encode_ordinary(text),
         }
+    }
+
+    /// `encode_ordinary_parallel` of a text given as code units (a Python `str`'s own
+    /// storage), after checking it for `disallowed` specials: each part is turned into UTF-8
+    /// by the thread that encodes it, in a buffer that thread reuses. `Ok(None)` when this
+    /// path does not apply or cannot say what is wrong: one thread, a small text, a custom
+    /// pattern, a disallowed special that holds whitespace (it could span a cut), or a part
+    /// with a lone surrogate or a disallowed special; the caller then takes the UTF-8 path,
+    /// which gives the same ids or reports the problem with its offset.
+    ///
+    /// Why: the UTF-8 form of a whole large text was a serial step before any thread started,
+    /// and its buffer (16 MB for 16 MB of text) was fresh memory faulted in page by page: with
+    /// it two threads were 1.5x one on 16 MB of mixed text.
+    pub fn encode_units_parallel(
+        &self,
+        units: Units<'_>,
+        disallowed: Option<&SpecialMatcher>,
+        threads: usize,
+    ) -> Result<Option<Vec<Rank>>, CoreError> {
+        const MIN_PART: usize = 256 * 1024;
+        let spans_cut = |d: &SpecialMatcher| d.tokens().iter().any(|t| t.bytes().any(|b| b.is_ascii_whitespace()));
+        if threads <= 1
+            || units.len() < 2 * MIN_PART
+            || !self.pretokenizer.is_fast()
+            || disallowed.is_some_and(spans_cut)
+        {
+            return Ok(None);
+        }
+        let n_parts = (threads * 16).min(units.len() / MIN_PART).max(2);
+        let cuts = safe_cuts_units(units, n_parts);
+        let ranges: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+        let parts = parallel_map_with(&ranges, threads, |(scratch, buf): &mut (Scratch, String), &(a, b)| {
+            buf.clear();
+            if push_utf8(units.slice(a, b), buf).is_err() || disallowed.is_some_and(|d| d.find_token(buf).is_some()) {
+                return Ok(None);
+            }
+            self.encode_with(buf, None, scratch).map(Some)
+        })?;
+        let parts: Option<Vec<Vec<Rank>>> = parts.into_iter().collect();
+        Ok(parts.map(|p| concat(p, threads)))
     }
 
     /// The parts `encode_ordinary_parallel` encodes separately, or `None` to encode `text`

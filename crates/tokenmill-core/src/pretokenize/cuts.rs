@@ -38,6 +38,7 @@
 use super::unicode::{tables, CL_L, CL_S};
 use crate::error::CoreError;
 use crate::offsets::{starts_char, CharText};
+use crate::utf8::Units;
 
 /// Cut points (starting with 0, ending with `text.len()`) that split `text` into about
 /// `n_parts` parts whose pre-tokens, for the three known patterns, are exactly those of the
@@ -45,16 +46,33 @@ use crate::offsets::{starts_char, CharText};
 /// LF), which real text has near every target. Parts without such a point stay whole.
 pub fn safe_cuts(text: &str, n_parts: usize) -> Vec<usize> {
     let b = text.as_bytes();
+    cuts_where(b.len(), n_parts, |i| rule_b(b, i))
+}
+
+/// `safe_cuts` of a text given as code units (a Python `str`'s own storage): the cut points
+/// are unit indices, at the same characters (rule B looks at ASCII characters only, one unit
+/// and one byte each).
+pub fn safe_cuts_units(units: Units<'_>, n_parts: usize) -> Vec<usize> {
+    let n = units.len();
+    let ascii_letter = |u: u32| u < 0x80 && (u as u8).is_ascii_alphabetic();
+    cuts_where(n, n_parts, |p| {
+        p > 0 && p < n && ascii_letter(units.at(p - 1)) && matches!(units.at(p), 0x20 | 0x09 | 0x0d | 0x0a)
+    })
+}
+
+/// The first point where `rule` holds after each of `n_parts - 1` evenly spaced targets in
+/// `0..len` (none for a part without one), between 0 and `len`.
+fn cuts_where(len: usize, n_parts: usize, rule: impl Fn(usize) -> bool) -> Vec<usize> {
     let n_parts = n_parts.max(1);
     let mut cuts = vec![0usize];
     for k in 1..n_parts {
-        let target = (k * b.len() / n_parts).max(cuts[cuts.len() - 1] + 1);
-        let limit = ((k + 1) * b.len() / n_parts).min(b.len());
-        if let Some(c) = (target.max(1)..limit).find(|&i| rule_b(b, i)) {
+        let target = (k * len / n_parts).max(cuts[cuts.len() - 1] + 1);
+        let limit = ((k + 1) * len / n_parts).min(len);
+        if let Some(c) = (target.max(1)..limit).find(|&i| rule(i)) {
             cuts.push(c);
         }
     }
-    cuts.push(b.len());
+    cuts.push(len);
     cuts
 }
 
@@ -551,5 +569,26 @@ mod tests {
             assert!(cuts[1..cuts.len() - 1].iter().all(|&c| rule_b(text.as_bytes(), c)));
         }
         assert_eq!(safe_cuts("", 4), vec![0, 0]);
+    }
+
+    #[test]
+    fn cuts_of_units_are_rule_b_points_at_the_same_characters() {
+        // Rule B on a str's code units picks characters where rule B holds on its UTF-8 bytes
+        // (the rule reads ASCII only), in every storage width.
+        let text = "Grüße, then more wörds\nand 日本語 lines. x\t😀y\r\nš bš\t".repeat(700);
+        let u2: Vec<u16> = text.chars().filter(|&c| (c as u32) < 0x1_0000).map(|c| c as u16).collect();
+        let narrow: String = char::decode_utf16(u2.iter().copied()).map(|c| c.unwrap()).collect();
+        let u4: Vec<u32> = text.chars().map(|c| c as u32).collect();
+        let starts = |s: &str| s.char_indices().map(|(i, _)| i).chain([s.len()]).collect::<Vec<_>>();
+        for (units, s) in [(Units::Ucs2(&u2), &narrow), (Units::Ucs4(&u4), &text)] {
+            let at = starts(s);
+            for n in [1, 2, 7, 64] {
+                let cuts = safe_cuts_units(units, n);
+                assert_eq!((cuts[0], *cuts.last().unwrap()), (0, units.len()));
+                assert!(cuts.windows(2).all(|w| w[0] < w[1]));
+                assert!(cuts[1..cuts.len() - 1].iter().all(|&c| rule_b(s.as_bytes(), at[c])), "{n}");
+            }
+        }
+        assert_eq!(safe_cuts_units(Units::Latin1(&[]), 4), vec![0, 0]);
     }
 }
