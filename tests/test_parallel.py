@@ -61,7 +61,7 @@ def test_num_threads_validated(bad):
 
 
 def test_large_str_transcoded_part_by_part_on_its_threads():
-    # On several threads, encode_to_numpy of a large str that is not ASCII transcodes each
+    # On several threads, encoding a large str that is not ASCII transcodes each
     # part on the thread that encodes it, straight from the str's 1-, 2- or 4-byte storage.
     # Same ids as one thread; a disallowed special or a lone surrogate anywhere gives what
     # one thread gives (those texts take the UTF-8 path).
@@ -73,14 +73,21 @@ def test_large_str_transcoded_part_by_part_on_its_threads():
         want = enc.encode_ordinary(text)
         for n in (2, 3):
             assert enc.encode_to_numpy(text, num_threads=n).tolist() == want
+            assert enc.encode(text, num_threads=n) == want
+            assert enc.encode_ordinary(text, num_threads=n) == want
     bad = ucs2 + "x <|endoftext|> y" + ucs2
     with pytest.raises(tokenmill.DisallowedSpecialTokenError) as one:
         enc.encode_to_numpy(bad, num_threads=1)
     with pytest.raises(tokenmill.DisallowedSpecialTokenError) as two:
         enc.encode_to_numpy(bad, num_threads=2)
     assert str(one.value) == str(two.value)
+    with pytest.raises(tokenmill.DisallowedSpecialTokenError) as three:
+        enc.encode(bad, num_threads=2)
+    assert str(one.value) == str(three.value)
+    assert enc.encode_ordinary(bad, num_threads=2) == enc.encode_ordinary(bad)
     lone = ucs2 + "\ud800" + ucs4
     assert enc.encode_to_numpy(lone, num_threads=2).tolist() == enc.encode_to_numpy(lone, num_threads=1).tolist()
+    assert enc.encode(lone, num_threads=2) == enc.encode(lone, num_threads=1)
     # A disallowed special with a space in it could be cut in two between its letter and the
     # space (the only cut points of this text are inside it): such an encoding never takes the
     # part-by-part path, so the special is still found.

@@ -62,6 +62,28 @@ impl PyCoreBpe {
     }
 
     /// `encode_impl` that may split one large special-free text across `threads` threads.
+    /// `encode_threads` of a Python `str`. A large text that needs transcoding, on several
+    /// threads, is transcoded part by part by the threads that encode it (see
+    /// `encode_units_parallel`) when that path applies.
+    fn ids_of_str(
+        &self,
+        py: Python<'_>,
+        text: Bound<'_, PyString>,
+        allowed: Option<&SpecialMatcher>,
+        disallowed: Option<&SpecialMatcher>,
+        threads: usize,
+    ) -> PyResult<Vec<Rank>> {
+        if allowed.is_none_or(|a| a.is_empty()) && threads > 1 {
+            if let Some(units) = crate::text::units_of(&text) {
+                if let Some(v) = run(py, || self.inner.encode_units_parallel(units, disallowed, threads))? {
+                    return Ok(v);
+                }
+            }
+        }
+        let text = Text::of(text)?;
+        run(py, || self.encode_threads(&text, allowed, disallowed, threads))
+    }
+
     fn encode_threads(
         &self,
         text: &str,
@@ -164,8 +186,13 @@ impl PyCoreBpe {
     }
 
     #[pyo3(signature = (text, num_threads=1))]
-    fn encode_ordinary<'py>(&self, py: Python<'py>, text: Text, num_threads: usize) -> PyResult<Bound<'py, PyList>> {
-        let ids = run(py, || self.inner.encode_ordinary_parallel(&text, num_threads))?;
+    fn encode_ordinary<'py>(
+        &self,
+        py: Python<'py>,
+        text: Bound<'py, PyString>,
+        num_threads: usize,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let ids = self.ids_of_str(py, text, None, None, num_threads)?;
         self.ints.list(py, &ids)
     }
 
@@ -173,14 +200,14 @@ impl PyCoreBpe {
     fn encode<'py>(
         &self,
         py: Python<'py>,
-        text: Text,
+        text: Bound<'py, PyString>,
         allowed: Option<&Bound<'_, SpecialSet>>,
         disallowed: Option<&Bound<'_, SpecialSet>>,
         num_threads: usize,
     ) -> PyResult<Bound<'py, PyList>> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
-        let ids = run(py, || self.encode_threads(&text, a, d, num_threads))?;
+        let ids = self.ids_of_str(py, text, a, d, num_threads)?;
         self.ints.list(py, &ids)
     }
 
@@ -195,18 +222,7 @@ impl PyCoreBpe {
     ) -> PyResult<Bound<'py, PyArray1<Rank>>> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
-        // A large text that needs transcoding, on several threads: each thread transcodes its
-        // own parts (see `encode_units_parallel`), when that path applies.
-        if a.is_none_or(|a| a.is_empty()) && num_threads > 1 {
-            if let Some(units) = crate::text::units_of(&text) {
-                if let Some(v) = run(py, || self.inner.encode_units_parallel(units, d, num_threads))? {
-                    return Ok(v.into_pyarray(py));
-                }
-            }
-        }
-        let text = Text::of(text)?;
-        let v = run(py, || self.encode_threads(&text, a, d, num_threads))?;
-        Ok(v.into_pyarray(py))
+        Ok(self.ids_of_str(py, text, a, d, num_threads)?.into_pyarray(py))
     }
 
     #[pyo3(signature = (text, allowed=None, disallowed=None, num_threads=1))]
