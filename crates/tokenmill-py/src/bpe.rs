@@ -61,7 +61,6 @@ impl PyCoreBpe {
         self.inner.encode_with(text, allowed.filter(|a| !a.is_empty()), scratch)
     }
 
-    /// `encode_impl` that may split one large special-free text across `threads` threads.
     /// `encode_threads` of a Python `str`. A large text that needs transcoding, on several
     /// threads, is transcoded part by part by the threads that encode it (see
     /// `encode_units_parallel`) when that path applies.
@@ -84,6 +83,7 @@ impl PyCoreBpe {
         run(py, || self.encode_threads(&text, allowed, disallowed, threads))
     }
 
+    /// `encode_impl` that may split one large special-free text across `threads` threads.
     fn encode_threads(
         &self,
         text: &str,

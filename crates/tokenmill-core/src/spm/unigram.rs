@@ -329,8 +329,9 @@ struct Hyp {
 /// (`SINGLE_BIT`: a one-character piece starts here).
 ///
 /// # Safety
-/// `text` and `ends` are readable and writable for as many bytes (entries) as the walk can
-/// take: `steps` when `BOUNDED`, else the trie's depth (its longest key).
+/// `text` is readable and `ends` writable for as many bytes (entries) as the walk can take:
+/// `steps` when `BOUNDED`; else `ends` for the trie's depth (its longest key) and `text` for
+/// one byte more (the step that finds the walk over).
 #[inline(always)]
 unsafe fn walk<const BOUNDED: bool>(
     units: &[Link],
