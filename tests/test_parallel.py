@@ -75,6 +75,7 @@ def test_large_str_transcoded_part_by_part_on_its_threads():
             assert enc.encode_to_numpy(text, num_threads=n).tolist() == want
             assert enc.encode(text, num_threads=n) == want
             assert enc.encode_ordinary(text, num_threads=n) == want
+            assert enc.count(text, num_threads=n) == len(want)
     bad = ucs2 + "x <|endoftext|> y" + ucs2
     with pytest.raises(tokenmill.DisallowedSpecialTokenError) as one:
         enc.encode_to_numpy(bad, num_threads=1)
@@ -84,10 +85,14 @@ def test_large_str_transcoded_part_by_part_on_its_threads():
     with pytest.raises(tokenmill.DisallowedSpecialTokenError) as three:
         enc.encode(bad, num_threads=2)
     assert str(one.value) == str(three.value)
+    with pytest.raises(tokenmill.DisallowedSpecialTokenError) as four:
+        enc.count(bad, num_threads=2)
+    assert str(one.value) == str(four.value)
     assert enc.encode_ordinary(bad, num_threads=2) == enc.encode_ordinary(bad)
     lone = ucs2 + "\ud800" + ucs4
     assert enc.encode_to_numpy(lone, num_threads=2).tolist() == enc.encode_to_numpy(lone, num_threads=1).tolist()
     assert enc.encode(lone, num_threads=2) == enc.encode(lone, num_threads=1)
+    assert enc.count(lone, num_threads=2) == enc.count(lone, num_threads=1)
     # A disallowed special with a space in it could be cut in two between its letter and the
     # space (the only cut points of this text are inside it): such an encoding never takes the
     # part-by-part path, so the special is still found.
@@ -97,3 +102,5 @@ def test_large_str_transcoded_part_by_part_on_its_threads():
     text = filler * (3 * n // 8 + 1) + "<|a b|>" + filler * (5 * n // 8)
     with pytest.raises(tokenmill.DisallowedSpecialTokenError, match="a b"):
         spaced.encode_to_numpy(text, num_threads=2)
+    with pytest.raises(tokenmill.DisallowedSpecialTokenError, match="a b"):
+        spaced.count(text, num_threads=2)

@@ -229,13 +229,22 @@ impl PyCoreBpe {
     fn count(
         &self,
         py: Python<'_>,
-        text: Text,
+        text: Bound<'_, PyString>,
         allowed: Option<&Bound<'_, SpecialSet>>,
         disallowed: Option<&Bound<'_, SpecialSet>>,
         num_threads: usize,
     ) -> PyResult<usize> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
+        // As `ids_of_str`: a large text that needs transcoding is transcoded by its threads.
+        if a.is_none_or(|a| a.is_empty()) && num_threads > 1 {
+            if let Some(units) = crate::text::units_of(&text) {
+                if let Some(n) = run(py, || self.inner.count_units_parallel(units, d, num_threads))? {
+                    return Ok(n);
+                }
+            }
+        }
+        let text = Text::of(text)?;
         run(py, || {
             if let Some(d) = d {
                 self.inner.check_disallowed(&text, d)?;

@@ -130,6 +130,33 @@ impl CoreBpe {
         disallowed: Option<&SpecialMatcher>,
         threads: usize,
     ) -> Result<Option<Vec<Rank>>, CoreError> {
+        let parts =
+            self.units_parallel(units, disallowed, threads, |part, scratch| self.encode_with(part, None, scratch))?;
+        Ok(parts.map(|p| concat(p, threads)))
+    }
+
+    /// `count` (ordinary text) of a text given as code units, as `encode_units_parallel`
+    /// encodes it (the same `None` cases).
+    pub fn count_units_parallel(
+        &self,
+        units: Units<'_>,
+        disallowed: Option<&SpecialMatcher>,
+        threads: usize,
+    ) -> Result<Option<usize>, CoreError> {
+        let parts =
+            self.units_parallel(units, disallowed, threads, |part, scratch| self.count_segment(part, scratch))?;
+        Ok(parts.map(|p| p.iter().sum()))
+    }
+
+    /// `f` of each part of `units`, in order, transcoded and checked by the thread that runs
+    /// it (see `encode_units_parallel`), or `None`.
+    fn units_parallel<T: Send>(
+        &self,
+        units: Units<'_>,
+        disallowed: Option<&SpecialMatcher>,
+        threads: usize,
+        f: impl Fn(&str, &mut Scratch) -> Result<T, CoreError> + Sync,
+    ) -> Result<Option<Vec<T>>, CoreError> {
         const MIN_PART: usize = 256 * 1024;
         let spans_cut = |d: &SpecialMatcher| d.tokens().iter().any(|t| t.bytes().any(|b| b.is_ascii_whitespace()));
         if threads <= 1
@@ -147,10 +174,9 @@ impl CoreBpe {
             if push_utf8(units.slice(a, b), buf).is_err() || disallowed.is_some_and(|d| d.find_token(buf).is_some()) {
                 return Ok(None);
             }
-            self.encode_with(buf, None, scratch).map(Some)
+            f(buf, scratch).map(Some)
         })?;
-        let parts: Option<Vec<Vec<Rank>>> = parts.into_iter().collect();
-        Ok(parts.map(|p| concat(p, threads)))
+        Ok(parts.into_iter().collect())
     }
 
     /// The parts `encode_ordinary_parallel` encodes separately, or `None` to encode `text`
