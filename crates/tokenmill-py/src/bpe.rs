@@ -72,11 +72,9 @@ impl PyCoreBpe {
         disallowed: Option<&SpecialMatcher>,
         threads: usize,
     ) -> PyResult<Vec<Rank>> {
-        if allowed.is_none_or(|a| a.is_empty()) && threads > 1 {
-            if let Some(units) = crate::text::units_of(&text) {
-                if let Some(v) = run(py, || self.inner.encode_units_parallel(units, disallowed, threads))? {
-                    return Ok(v);
-                }
+        if let Some(units) = split_units(&text, allowed, threads) {
+            if let Some(v) = run(py, || self.inner.encode_units_parallel(units, disallowed, threads))? {
+                return Ok(v);
             }
         }
         let text = Text::of(text)?;
@@ -99,6 +97,16 @@ impl PyCoreBpe {
             _ => self.inner.encode_ordinary_parallel(text, threads),
         }
     }
+}
+
+/// The code units of `text` when it may be transcoded part by part on `threads` threads: no
+/// special token is encoded as such, and the text needs transcoding (`text::units_of`).
+fn split_units<'a>(
+    text: &'a Bound<'_, PyString>,
+    allowed: Option<&SpecialMatcher>,
+    threads: usize,
+) -> Option<tokenmill_core::utf8::Units<'a>> {
+    (allowed.is_none_or(|a| a.is_empty()) && threads > 1).then(|| crate::text::units_of(text)).flatten()
 }
 
 #[pymethods]
@@ -237,11 +245,9 @@ impl PyCoreBpe {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
         // As `ids_of_str`: a large text that needs transcoding is transcoded by its threads.
-        if a.is_none_or(|a| a.is_empty()) && num_threads > 1 {
-            if let Some(units) = crate::text::units_of(&text) {
-                if let Some(n) = run(py, || self.inner.count_units_parallel(units, d, num_threads))? {
-                    return Ok(n);
-                }
+        if let Some(units) = split_units(&text, a, num_threads) {
+            if let Some(n) = run(py, || self.inner.count_units_parallel(units, d, num_threads))? {
+                return Ok(n);
             }
         }
         let text = Text::of(text)?;

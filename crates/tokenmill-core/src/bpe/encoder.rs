@@ -157,16 +157,11 @@ impl CoreBpe {
         threads: usize,
         f: impl Fn(&str, &mut Scratch) -> Result<T, CoreError> + Sync,
     ) -> Result<Option<Vec<T>>, CoreError> {
-        const MIN_PART: usize = 256 * 1024;
         let spans_cut = |d: &SpecialMatcher| d.tokens().iter().any(|t| t.bytes().any(|b| b.is_ascii_whitespace()));
-        if threads <= 1
-            || units.len() < 2 * MIN_PART
-            || !self.pretokenizer.is_fast()
-            || disallowed.is_some_and(spans_cut)
-        {
+        // Units, not bytes: the parts are a little smaller than for the same text in UTF-8.
+        let Some(n_parts) = self.part_count(units.len(), threads).filter(|_| !disallowed.is_some_and(spans_cut)) else {
             return Ok(None);
-        }
-        let n_parts = (threads * 16).min(units.len() / MIN_PART).max(2);
+        };
         let cuts = safe_cuts_units(units, n_parts);
         let ranges: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
         let parts = parallel_map_with(&ranges, threads, |(scratch, buf): &mut (Scratch, String), &(a, b)| {
@@ -182,14 +177,19 @@ impl CoreBpe {
     /// The parts `encode_ordinary_parallel` encodes separately, or `None` to encode `text`
     /// whole (one thread, a small text, a custom pattern).
     fn parallel_parts<'t>(&self, text: &'t str, threads: usize) -> Option<Vec<&'t str>> {
+        let cuts = safe_cuts(text, self.part_count(text.len(), threads)?);
+        Some(cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect())
+    }
+
+    /// How many parts a text of `len` bytes (or units) is cut into for `threads` threads, or
+    /// `None` to encode it whole (one thread, a small text, a custom pattern).
+    fn part_count(&self, len: usize, threads: usize) -> Option<usize> {
         const MIN_PART: usize = 256 * 1024;
-        if threads <= 1 || text.len() < 2 * MIN_PART || !self.pretokenizer.is_fast() {
+        if threads <= 1 || len < 2 * MIN_PART || !self.pretokenizer.is_fast() {
             return None;
         }
         // More parts than threads, so that uneven parts still keep every thread busy.
-        let n_parts = (threads * 16).min(text.len() / MIN_PART).max(2);
-        let cuts = safe_cuts(text, n_parts);
-        Some(cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect())
+        Some((threads * 16).min(len / MIN_PART).max(2))
     }
 
     /// Number of tokens `encode(text, allowed)` would give (ordinary text if `allowed` is
