@@ -7,6 +7,7 @@ Usage::
     python benchmarks/encode.py --repeat 9 --encodings o200k_base --corpora code
     python benchmarks/encode.py --first-pass   # vs gigatoken: one core, fresh process, new text (~4 minutes)
     python benchmarks/encode.py --custom       # patterns no hand-written matcher covers, vs tiktoken (~2 minutes)
+    python benchmarks/encode.py --memory       # peak RSS of encoding 100 MB of new text, vs gigatoken (~3 minutes)
 
 Each measurement is the median of ``--repeat`` timed runs after one untimed warm-up; MB/s is
 bytes of UTF-8 input (1 MB = 10**6 bytes) divided by that median. Every tokenmill (and HF)
@@ -323,6 +324,86 @@ def first_pass(encodings, corpora, mb: float, rounds: int, log) -> int:
     return 0
 
 
+# ----------------------------------------------------------------------------- memory
+def memory_child(lib: str, enc_name: str, path: str, chunk_mb: float) -> dict:
+    """In a fresh process: read the text, build the encoder, then encode all of it, in one call
+    (`chunk_mb` 0) or in calls of `chunk_mb` MB whose outputs are dropped (a stream of
+    documents, where a cache kept across calls grows); the peak RSS before and after."""
+    def status(field: str) -> float:
+        """A `/proc/self/status` figure (kB) in MiB."""
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+        raise SystemExit(f"no {field} in /proc/self/status (Linux only)")
+
+    text = Path(path).read_text(encoding="utf-8")
+    if lib == "tokenmill":
+        enc = tokenmill.get_encoding(enc_name)
+        fn = lambda t: enc.encode_to_numpy(t, disallowed_special=(), num_threads=1)  # noqa: E731
+    else:
+        import gigatoken
+
+        tok = gigatoken.Tokenizer.from_tiktoken(str(peers.shared_data() / "tiktoken" / f"{enc_name}.tiktoken"))
+        fn = tok.encode
+    fn("warm up")
+    # Reading and decoding the text peaks far above what it keeps: start the peak afresh
+    # (`clear_refs` 5 resets VmHWM, Linux 4.0+), so that the peak is the encoding's.
+    Path("/proc/self/clear_refs").write_text("5")
+    before = status("VmRSS")
+    t0 = time.perf_counter()
+    if chunk_mb <= 0:
+        n = len(fn(text))
+    else:
+        n, step = 0, int(chunk_mb * 1e6)
+        for start in range(0, len(text), step):
+            n += len(fn(text[start:start + step]))
+    seconds = time.perf_counter() - t0
+    peak = status("VmHWM")
+    return {"before": before, "peak": peak, "tokens": n, "seconds": seconds, "mb": len(text.encode("utf-8")) / 1e6}
+
+
+def memory(encodings, mb: int, log) -> int:
+    """Peak RSS of encoding `mb` MB of new text (make_corpus's mixed corpus: prose in four
+    languages, JSON, Python), tokenmill against gigatoken, each in a fresh process on one core:
+    one call on the whole text, and calls of 1 MB (caches kept across calls may grow)."""
+    import json
+    import shutil
+
+    import make_corpus
+
+    pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+    path = make_corpus.DEFAULT_WORKDIR / f"train-{mb}MB.txt"
+    make_corpus.build(make_corpus.DEFAULT_WORKDIR, [mb], log=log)
+    try:
+        import gigatoken  # noqa: F401
+        libs = ["tokenmill", "gigatoken"]
+    except ImportError:
+        log("gigatoken is not installed (pip install gigatoken): tokenmill rows only")
+        libs = ["tokenmill"]
+    rows = []
+    for enc_name in encodings:
+        for chunk in (0.0, 1.0):
+            for lib in libs:
+                cmd = pin + [sys.executable, __file__, "--memory-child", json.dumps([lib, enc_name, str(path), chunk])]
+                r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "RAYON_NUM_THREADS": "1"})
+                if r.returncode != 0:
+                    raise SystemExit(f"{lib} {enc_name} failed:\n{r.stderr[-2000:]}")
+                m = json.loads(r.stdout.strip().splitlines()[-1])
+                rows.append((enc_name, "one call" if chunk <= 0 else f"{chunk:g} MB calls", lib, m))
+                log(f"{enc_name} {rows[-1][1]} {lib}: peak {m['peak']:.0f} MB, {m['mb'] / m['seconds']:.1f} MB/s")
+    print(cpu_model())
+    print(f"{versions()}; one core, fresh process per row; {rows[0][3]['mb']:.0f} MB of new text "
+          f"(make_corpus.py); RSS in MiB: before (VmRSS once the text is read and the encoder built) and "
+          f"the peak while encoding (VmHWM, reset first); MB/s with MB = 10^6 bytes")
+    head = f"{'encoding':12} {'calls':12} {'library':10} {'RSS before':>10} {'peak RSS':>9} {'growth':>7} {'MB/s':>7} {'tokens':>11}"
+    print(head)
+    print("-" * len(head))
+    for enc_name, calls, lib, m in rows:
+        print(f"{enc_name:12} {calls:12} {lib:10} {m['before']:10.0f} {m['peak']:9.0f} {m['peak'] - m['before']:7.0f} "
+              f"{m['mb'] / m['seconds']:7.1f} {m['tokens']:11,}")
+    return 0
+
+
 # ----------------------------------------------------------------------------- custom patterns
 LLAMA3_PAT = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 # Patterns that no hand-written matcher covers (each with a look-ahead, as GPT-style patterns
@@ -450,12 +531,20 @@ def main(argv=None) -> int:
     p.add_argument("--custom", action="store_true", help="custom patterns (no hand-written matcher) vs tiktoken")
     p.add_argument("--mb", type=float, default=None, help="--first-pass / --custom: MB of text per corpus (default 20 / 4)")
     p.add_argument("--rounds", type=int, default=3, help="--first-pass: fresh processes per row (default 3)")
+    p.add_argument("--memory", action="store_true",
+                   help="peak RSS of encoding 100 MB of new text, tokenmill vs gigatoken (see memory)")
     p.add_argument("--first-pass-child", help=argparse.SUPPRESS)
+    p.add_argument("--memory-child", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.first_pass_child:
         import json
 
         print(json.dumps(first_pass_child(*json.loads(args.first_pass_child))))
+        return 0
+    if args.memory_child:
+        import json
+
+        print(json.dumps(memory_child(*json.loads(args.memory_child))))
         return 0
     repeat = args.repeat if args.repeat is not None else (3 if args.quick else 5)
     if repeat < 1:
@@ -470,6 +559,9 @@ def main(argv=None) -> int:
         names = {"english": "prose"}
         encs = [e for e in args.encodings if e != "r50k_base"] if args.encodings == ENCODINGS else args.encodings
         return first_pass(encs, [names.get(c, c) for c in args.corpora], args.mb or 20.0, args.rounds, log)
+    if args.memory:
+        encs = [e for e in args.encodings if e != "r50k_base"] if args.encodings == ENCODINGS else args.encodings
+        return memory(encs, int(args.mb or 100), log)
     if args.custom:
         return custom([{"english": "prose"}.get(c, c) for c in args.corpora], args.mb or 4.0, repeat, log)
     corpora = load_corpora(args.quick, args.corpora)
