@@ -517,6 +517,63 @@ impl Unigram {
         if n == 0 {
             return;
         }
+        self.forward_all(s, rebase, scratch);
+        let best = &scratch.best;
+        let first = out.len();
+        let mut end = n;
+        while end > 0 {
+            let b = best[end];
+            let id = b.id & !SINGLE_BIT;
+            let (id, len) = match id & UNK_TAG {
+                0 => (id, self.lens[id as usize] as usize),
+                _ => (self.unk_id, (id & !UNK_TAG) as usize),
+            };
+            let start = end - len;
+            out.push(Span { start: start as u32, end: end as u32, id });
+            end = start;
+        }
+        out[first..].reverse();
+    }
+
+    /// The ids of the best segmentation of `s` (normalized bytes), appended to `out` as
+    /// `SentencePiece` emits spans: an unknown character as the ids of its bytes (`bytes`: the
+    /// byte fallback's ids) or, without byte fallback, a run of them as one unknown id. The
+    /// same search as `viterbi`, without the spans (the backtrace writes ids; most callers
+    /// want only those).
+    pub fn viterbi_ids(&self, s: &[u8], bytes: Option<&[u32; 256]>, scratch: &mut UnigramScratch, out: &mut Vec<u32>) {
+        let n = s.len();
+        if n == 0 {
+            return;
+        }
+        self.forward_all(s, n as f64 * self.max_abs * 1.01 >= RESET as f64, scratch);
+        let best = &scratch.best;
+        let first = out.len();
+        let (mut end, mut prev_unk) = (n, false);
+        // Backwards, so a run of unknowns keeps its last one (the same id) and a fallen-back
+        // character its bytes reversed: the whole is reversed at the end.
+        while end > 0 {
+            let id = best[end].id & !SINGLE_BIT;
+            if id & UNK_TAG == 0 {
+                out.push(id);
+                end -= self.lens[id as usize] as usize;
+                prev_unk = false;
+                continue;
+            }
+            let start = end - (id & !UNK_TAG) as usize;
+            match bytes {
+                Some(b) => out.extend(s[start..end].iter().rev().map(|&x| b[x as usize])),
+                None if !prev_unk => out.push(self.unk_id),
+                None => {}
+            }
+            prev_unk = true;
+            end = start;
+        }
+        out[first..].reverse();
+    }
+
+    /// Viterbi's forward pass over all of `s` (not empty) into `scratch.best`.
+    fn forward_all(&self, s: &[u8], rebase: bool, scratch: &mut UnigramScratch) {
+        let n = s.len();
         let best = &mut scratch.best;
         best.clear();
         // Unreached positions score -inf: every candidate sum is finite (a score is finite and
@@ -534,20 +591,6 @@ impl Unigram {
             true => self.forward::<true, true>(s, best, pos, n),
             false => self.forward::<false, true>(s, best, pos, n),
         };
-        let first = out.len();
-        let mut end = n;
-        while end > 0 {
-            let b = best[end];
-            let id = b.id & !SINGLE_BIT;
-            let (id, len) = match id & UNK_TAG {
-                0 => (id, self.lens[id as usize] as usize),
-                _ => (self.unk_id, (id & !UNK_TAG) as usize),
-            };
-            let start = end - len;
-            out.push(Span { start: start as u32, end: end as u32, id });
-            end = start;
-        }
-        out[first..].reverse();
     }
 
     /// Viterbi's forward pass from the character at `pos` (reached) over those starting before
@@ -1203,6 +1246,25 @@ mod tests {
             let mut fast = Vec::new();
             m.viterbi(text.as_bytes(), &mut scratch, &mut fast);
             assert_eq!(fast, plain(text.as_bytes()), "{text:?}");
+            // The ids straight from the backtrace, as `SentencePiece::emit` makes them of spans.
+            let fallback: [u32; 256] = std::array::from_fn(|b| 1000 + b as u32);
+            for bytes in [None, Some(&fallback)] {
+                let mut want = vec![7];
+                let mut prev_unk = false;
+                for sp in &fast {
+                    let unk = sp.id == m.unk_id;
+                    match bytes {
+                        Some(b) if unk => want
+                            .extend(text.as_bytes()[sp.start as usize..sp.end as usize].iter().map(|&x| b[x as usize])),
+                        None if unk && prev_unk => {}
+                        _ => want.push(sp.id),
+                    }
+                    prev_unk = unk;
+                }
+                let mut got = vec![7];
+                m.viterbi_ids(text.as_bytes(), bytes, &mut scratch, &mut got);
+                assert_eq!(got, want, "{text:?} {}", bytes.is_some());
+            }
         }
     }
 }
