@@ -165,26 +165,32 @@ impl Normalizer {
         p
     }
 
-    /// Writes the 16 bytes at `data[pos..]` if they are all printable ASCII or spaces (and an
-    /// ASCII byte follows them): what the loop of `normalize` would write for them, a space
-    /// escaped (or dropped after a space, with `remove_extra_whitespaces`), the rest copied.
-    /// Returns false, having written nothing, for any other block. The caller checks that
-    /// printable ASCII and the space are plain, and that no alignment is asked for.
+    /// Writes the 16 bytes at `data[pos..]` (or the 1-16 bytes left) if they are all
+    /// printable ASCII or spaces (and an ASCII byte, if any, follows them): what the loop of
+    /// `normalize` would write for them, a space escaped (or dropped after a space, with
+    /// `remove_extra_whitespaces`), the rest copied. Returns how many bytes it took, 0 (having
+    /// written nothing) for any other block. The caller checks that printable ASCII and the
+    /// space are plain, and that no alignment is asked for.
     ///
     /// Why: English text went through the 8-byte path word by word and the space path byte
     /// by byte, about 20 instructions a byte (a sixth of a Unigram encode); here a block costs
     /// a few vector compares and one copy per word.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    fn ascii_block(&self, data: &[u8], pos: usize, out: &mut Vec<u8>, prev_space: &mut bool) -> bool {
+    fn ascii_block(&self, data: &[u8], pos: usize, out: &mut Vec<u8>, prev_space: &mut bool) -> usize {
         use std::arch::x86_64::*;
-        let Some(chunk) = data.get(pos..pos + 17) else { return false };
-        if chunk[16] >= 0x80 {
-            return false;
-        }
+        // A block of 16, or the text's last 1-16 bytes (most lines end in one: a short tail
+        // went byte by byte, a third of a line's bytes).
+        let n = match data.len() - pos {
+            0 => return 0,
+            rest @ 1..=16 => rest,
+            _ if data[pos + 16] >= 0x80 => return 0,
+            _ => 16,
+        };
         // The block, then 16 bytes of room: every copy below reads 16 bytes from inside it.
         let mut buf = [0u8; 32];
-        buf[..16].copy_from_slice(&chunk[..16]);
+        buf[..n].copy_from_slice(&data[pos..pos + n]);
+        let valid = (1u32 << n) - 1;
         // SAFETY: SSE2 is part of x86_64; the load reads 16 of `buf`'s 32 bytes.
         let (printable, spaces) = unsafe {
             let v = _mm_loadu_si128(buf.as_ptr().cast());
@@ -193,8 +199,9 @@ impl Normalizer {
                 _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x1f)), _mm_cmplt_epi8(v, _mm_set1_epi8(0x7f)));
             (_mm_movemask_epi8(in_range) as u32, _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(0x20))) as u32)
         };
-        if printable != 0xffff {
-            return false;
+        // (The zeros after a short tail are neither printable nor spaces.)
+        if printable & valid != valid {
+            return 0;
         }
         // A space is dropped when the byte before it (or, for the first, the text written so
         // far) ends in a space.
@@ -221,11 +228,11 @@ impl Normalizer {
                 m &= m - 1;
             }
             std::ptr::copy_nonoverlapping(buf.as_ptr().add(i), dst, 16);
-            dst = dst.add(16 - i);
+            dst = dst.add(n - i);
             out.set_len(out.len() + dst.offset_from(start) as usize);
         }
-        *prev_space = self.remove_extra_whitespaces && spaces >> 15 & 1 == 1;
-        true
+        *prev_space = self.remove_extra_whitespaces && spaces >> (n - 1) & 1 == 1;
+        n
     }
 
     /// The next unit at `pos < data.len()`: (its normalized bytes, input bytes consumed).
@@ -299,9 +306,12 @@ impl Normalizer {
         let blocks = self.printable_plain && self.plain[b' ' as usize] && align.is_none();
         while pos < data.len() {
             #[cfg(target_arch = "x86_64")]
-            if blocks && self.ascii_block(data, pos, out, &mut prev_space) {
-                pos += 16;
-                continue;
+            if blocks {
+                let n = self.ascii_block(data, pos, out, &mut prev_space);
+                if n > 0 {
+                    pos += n;
+                    continue;
+                }
             }
             // Up to 8 plain printable ASCII bytes at once (SWAR), copied with a fixed-size
             // write then cut: a memcpy call per short word cost more than the whole scan.
