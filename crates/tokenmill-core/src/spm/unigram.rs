@@ -31,6 +31,11 @@ const SINGLE_BIT: u32 = 1 << 31;
 /// Set in a `Best` id for the unknown piece, with the character's length in bytes (1-4) in
 /// the low bits (ids stay far below: a `.model` file, a protobuf, is under 2 GB).
 const UNK_TAG: u32 = 1 << 30;
+/// Where a `Val` id holds its piece's length in bytes (bits 20-29), when every piece id is
+/// below 2^20 and every piece shorter than 1024 bytes (`Unigram::packed`): the backtrace then
+/// reads a piece's length with its id, one dependent load a token instead of two.
+const LEN_SHIFT: u32 = 20;
+const ID_BITS: u32 = (1 << LEN_SHIFT) - 1;
 /// Set in a `pairs` entry's second slot where no walk goes on after two bytes.
 const STOP_BIT: u32 = 1 << 31;
 /// "No node" in the Viterbi table and in hypothesis links.
@@ -294,8 +299,10 @@ pub struct Unigram {
     /// Length in bytes of the longest piece (at least 4, a character): how far a re-base
     /// reaches.
     max_len: usize,
-    /// Length in bytes of each piece, by id (for the backtrace).
+    /// Length in bytes of each piece, by id (for the backtrace, unless `packed`).
     lens: Vec<u32>,
+    /// Whether `vals` ids hold their piece's length (see `LEN_SHIFT`).
+    packed: bool,
     scores: Vec<f32>,
     unk_id: u32,
     unk_score: f32,
@@ -442,6 +449,7 @@ impl Unigram {
             }
         }
         let trie = Trie::build(&keys);
+        let packed = proto.pieces.len() <= ID_BITS as usize + 1 && keys.iter().all(|k| k.0.len() < 1024);
         let mut links: Vec<Link> = trie.units.iter().map(|u| Link { base: u.base, check: u.check }).collect();
         let mut vals = trie
             .units
@@ -454,7 +462,8 @@ impl Unigram {
                 let p = &proto.pieces[id as usize];
                 let score = if u.value & USER_BIT == 0 { p.score } else { user_score(p.piece.len()) };
                 let single = if p.piece.chars().count() == 1 { SINGLE_BIT } else { 0 };
-                Val { score, id: id | single }
+                let len = if packed { (p.piece.len() as u32) << LEN_SHIFT } else { 0 };
+                Val { score, id: id | len | single }
             })
             .collect::<Vec<Val>>();
         // The dead slot: no piece, and no walk steps into it (`check` is no node's).
@@ -494,6 +503,7 @@ impl Unigram {
             max_abs,
             max_len: keys.iter().map(|k| k.0.len()).max().unwrap_or(0).max(4),
             lens: proto.pieces.iter().map(|p| p.piece.len() as u32).collect(),
+            packed,
             scores: proto.pieces.iter().map(|p| p.score).collect(),
             unk_id,
             unk_score,
@@ -523,10 +533,9 @@ impl Unigram {
         let mut end = n;
         while end > 0 {
             let b = best[end];
-            let id = b.id & !SINGLE_BIT;
-            let (id, len) = match id & UNK_TAG {
-                0 => (id, self.lens[id as usize] as usize),
-                _ => (self.unk_id, (id & !UNK_TAG) as usize),
+            let (id, len) = match b.id & UNK_TAG {
+                0 => self.id_len(b.id),
+                _ => (self.unk_id, (b.id & !UNK_TAG) as usize),
             };
             let start = end - len;
             out.push(Span { start: start as u32, end: end as u32, id });
@@ -552,14 +561,15 @@ impl Unigram {
         // Backwards, so a run of unknowns keeps its last one (the same id) and a fallen-back
         // character its bytes reversed: the whole is reversed at the end.
         while end > 0 {
-            let id = best[end].id & !SINGLE_BIT;
-            if id & UNK_TAG == 0 {
+            let w = best[end].id;
+            if w & UNK_TAG == 0 {
+                let (id, len) = self.id_len(w);
                 out.push(id);
-                end -= self.lens[id as usize] as usize;
+                end -= len;
                 prev_unk = false;
                 continue;
             }
-            let start = end - (id & !UNK_TAG) as usize;
+            let start = end - (w & !UNK_TAG) as usize;
             match bytes {
                 Some(b) => out.extend(s[start..end].iter().rev().map(|&x| b[x as usize])),
                 None if !prev_unk => out.push(self.unk_id),
@@ -569,6 +579,17 @@ impl Unigram {
             end = start;
         }
         out[first..].reverse();
+    }
+
+    /// The piece id and length in bytes of a `Best` id that is not `UNK_TAG`.
+    #[inline(always)]
+    fn id_len(&self, w: u32) -> (u32, usize) {
+        if self.packed {
+            (w & ID_BITS, (w >> LEN_SHIFT & (UNK_TAG - 1) >> LEN_SHIFT) as usize)
+        } else {
+            let id = w & !SINGLE_BIT;
+            (id, self.lens[id as usize] as usize)
+        }
     }
 
     /// Viterbi's forward pass over all of `s` (not empty) into `scratch.best`.
@@ -1203,7 +1224,17 @@ mod tests {
             ("\u{4e2d}\u{6587}", -5.0, N),
             ("<u>", 0.0, D),
         ];
-        let m = Unigram::new(&proto(pieces), 0);
+        // Also with a piece of 1100 bytes, too long to have its length packed with its id.
+        let long = "z".repeat(1100);
+        for extra in [None, Some((long.as_str(), -9.0, N))] {
+            let pieces: Vec<_> = pieces.iter().copied().chain(extra).collect();
+            let m = Unigram::new(&proto(&pieces), 0);
+            assert_eq!(m.packed, extra.is_none());
+            check_against_plain_walks(&m);
+        }
+    }
+
+    fn check_against_plain_walks(m: &Unigram) {
         let plain = |s: &[u8]| -> Vec<Span> {
             let mut best: Vec<(f32, u32, usize)> = vec![(f32::NEG_INFINITY, 0, 0); s.len() + 1];
             best[0].0 = 0.0;
