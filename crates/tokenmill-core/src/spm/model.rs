@@ -227,8 +227,10 @@ impl SentencePiece {
         scratch.norm.clear();
         self.normalizer.normalize(text, &mut scratch.norm, None);
         if let Segmenter::Unigram(u) = &self.seg {
-            // Ids straight from the backtrace: no spans to emit (5% of a batch's instructions).
+            // Ids straight from the backtrace: no spans to emit (5% of a batch's instructions);
+            // the text ends in the 0xFF its walks stop at (`Unigram::viterbi_ids`).
             let bytes = self.byte_fallback.then_some(&self.byte_ids);
+            scratch.norm.push(0xFF);
             return u.viterbi_ids(&scratch.norm, bytes, &mut scratch.unigram, out);
         }
         self.segment(scratch);

@@ -281,6 +281,8 @@ struct Best {
 #[derive(Debug, Default)]
 pub struct UnigramScratch {
     best: Vec<Best>,
+    /// The text and a 0xFF byte (see `forward_all`).
+    text: Vec<u8>,
 }
 
 /// The Unigram segmenter of one model (immutable).
@@ -339,15 +341,16 @@ struct Hyp {
     gx: f32,
 }
 
-/// Viterbi's step at one position: walks the trie along `text` and offers each piece found
-/// to the best path ending after it (`ends[k]`: the one ending `k + 1` bytes on), from a
-/// path scoring `here` that ends where `text` starts. Returns the OR of the pieces' `Val::id`s
-/// (`SINGLE_BIT`: a one-character piece starts here).
+/// Viterbi's step at one position: walks the trie along `text` from `node` (its `base`,
+/// `k` bytes in) and offers each piece found to the best path ending after it (`ends[k]`:
+/// the one ending `k + 1` bytes on), from a path scoring `here` that ends where `text`
+/// starts. Returns the OR of the pieces' `Val::id`s (`SINGLE_BIT`: a one-character piece
+/// starts here).
 ///
 /// # Safety
 /// `text` is readable and `ends` writable for as many bytes (entries) as the walk can take:
-/// `steps` when `BOUNDED`; else `ends` for the trie's depth (its longest key) and `text` for
-/// one byte more (the step that finds the walk over). `root` is `units[0].base`.
+/// `steps` when `BOUNDED`; else up to a byte no piece holds (the 0xFF after the text: the
+/// walk reads it and stops), `ends` for the bytes before it.
 #[inline(always)]
 unsafe fn walk<const BOUNDED: bool>(
     units: &[Link],
@@ -402,7 +405,7 @@ unsafe fn offer(t: *mut Best, v: Val, here: f32) {
     t.id = std::hint::select_unpredictable(win, v.id, t.id);
 }
 
-/// `walk` where more than the trie's depth is left, its first two steps in one load from
+/// `walk` unbounded (more than 4 bytes left), its first two steps in one load from
 /// `pairs` (the entry of the text's first two bytes: the slots after one and after two bytes,
 /// `dead` where there is none, the second with `STOP_BIT` where no walk goes on). Why: a walk
 /// is a chain of dependent loads ended by a mispredicted exit, and most end within two bytes
@@ -410,8 +413,8 @@ unsafe fn offer(t: *mut Best, v: Val, here: f32) {
 /// one load instead of two or three.
 ///
 /// # Safety
-/// As `walk` unbounded (`text` holds at least two bytes, as more than the depth is left);
-/// `pairs` has 65536 entries, every slot in them is within `units` and `vals`.
+/// As `walk` unbounded, and `text` holds at least two bytes before the 0xFF (`ends` two
+/// entries); `pairs` has 65536 entries, every slot in them is within `units` and `vals`.
 #[inline(always)]
 unsafe fn walk_paired(
     units: &[Link],
@@ -527,7 +530,10 @@ impl Unigram {
         if n == 0 {
             return;
         }
-        self.forward_all(s, rebase, scratch);
+        scratch.text.clear();
+        scratch.text.extend_from_slice(s);
+        scratch.text.push(0xFF);
+        self.forward_all(&scratch.text, rebase, &mut scratch.best);
         let best = &scratch.best;
         let first = out.len();
         let mut end = n;
@@ -544,17 +550,26 @@ impl Unigram {
         out[first..].reverse();
     }
 
-    /// The ids of the best segmentation of `s` (normalized bytes), appended to `out` as
-    /// `SentencePiece` emits spans: an unknown character as the ids of its bytes (`bytes`: the
-    /// byte fallback's ids) or, without byte fallback, a run of them as one unknown id. The
-    /// same search as `viterbi`, without the spans (the backtrace writes ids; most callers
-    /// want only those).
-    pub fn viterbi_ids(&self, s: &[u8], bytes: Option<&[u32; 256]>, scratch: &mut UnigramScratch, out: &mut Vec<u32>) {
-        let n = s.len();
+    /// The ids of the best segmentation of the normalized bytes `padded[..n]`, where `padded`
+    /// ends in one 0xFF byte after them (see `forward_all`; the caller's buffer holds it, so
+    /// the text is not copied), appended to `out` as `SentencePiece` emits spans: an unknown
+    /// character as the ids of its bytes (`bytes`: the byte fallback's ids) or, without byte
+    /// fallback, a run of them as one unknown id. The same search as `viterbi`, without the
+    /// spans (the backtrace writes ids; most callers want only those).
+    pub fn viterbi_ids(
+        &self,
+        padded: &[u8],
+        bytes: Option<&[u32; 256]>,
+        scratch: &mut UnigramScratch,
+        out: &mut Vec<u32>,
+    ) {
+        assert!(padded.last() == Some(&0xFF), "viterbi_ids: the text must end in a 0xFF byte");
+        let n = padded.len() - 1;
         if n == 0 {
             return;
         }
-        self.forward_all(s, n as f64 * self.max_abs * 1.01 >= RESET as f64, scratch);
+        let s = &padded[..n];
+        self.forward_all(padded, n as f64 * self.max_abs * 1.01 >= RESET as f64, &mut scratch.best);
         let best = &scratch.best;
         let first = out.len();
         let (mut end, mut prev_unk) = (n, false);
@@ -592,42 +607,45 @@ impl Unigram {
         }
     }
 
-    /// Viterbi's forward pass over all of `s` (not empty) into `scratch.best`.
-    fn forward_all(&self, s: &[u8], rebase: bool, scratch: &mut UnigramScratch) {
-        let n = s.len();
-        let best = &mut scratch.best;
+    /// Viterbi's forward pass over the text `padded[..n]` (not empty; `padded[n]` is 0xFF)
+    /// into `best`.
+    fn forward_all(&self, padded: &[u8], rebase: bool, best: &mut Vec<Best>) {
+        let n = padded.len() - 1;
         best.clear();
         // Unreached positions score -inf: every candidate sum is finite (a score is finite and
         // `here` is within +-RESET), so "first candidate, else a strictly better one" is one
         // comparison.
         best.resize(n + 1, Best { score: f32::NEG_INFINITY, id: 0 });
         best[0].score = 0.0;
-        // Where more than `max_len` bytes are left, a walk needs no bound (see `forward`).
-        let free = n.saturating_sub(self.max_len);
+        // The text ends in a byte no piece holds (pieces are UTF-8 strings), so a walk stops
+        // there by itself: no bound is needed where a character's length cannot reach past
+        // the end, all but the last 4 bytes (the longest piece's length was the margin before,
+        // so a line's last 16 bytes or so took the bounded walk).
+        let free = n.saturating_sub(4);
         let pos = match rebase {
-            true => self.forward::<true, false>(s, best, 0, free),
-            false => self.forward::<false, false>(s, best, 0, free),
+            true => self.forward::<true, false>(padded, best, 0, free),
+            false => self.forward::<false, false>(padded, best, 0, free),
         };
         match rebase {
-            true => self.forward::<true, true>(s, best, pos, n),
-            false => self.forward::<false, true>(s, best, pos, n),
+            true => self.forward::<true, true>(padded, best, pos, n),
+            false => self.forward::<false, true>(padded, best, pos, n),
         };
     }
 
     /// Viterbi's forward pass from the character at `pos` (reached) over those starting before
-    /// `end`; returns where the next character starts. `REBASE`: re-base far-off sums as
-    /// sentencepiece; `BOUNDED`: walks stop at the text's end (else more than `max_len` bytes
-    /// are left at every position before `end`).
+    /// `end`; returns where the next character starts. `padded` is the text and a 0xFF byte.
+    /// `REBASE`: re-base far-off sums as sentencepiece; `BOUNDED`: walks stop at the text's
+    /// end (else more than 4 bytes are left at every position before `end`).
     #[inline(always)]
     fn forward<const REBASE: bool, const BOUNDED: bool>(
         &self,
-        s: &[u8],
+        padded: &[u8],
         best: &mut [Best],
         mut pos: usize,
         end: usize,
     ) -> usize {
-        let n = s.len();
-        assert!(best.len() == n + 1 && end <= n);
+        let (n, s) = (padded.len() - 1, padded);
+        assert!(best.len() == n + 1 && end <= n && padded[n] == 0xFF);
         let units = &self.links[..];
         // The same length as `units`, so that a unit's bounds check covers its value.
         let vals = &self.vals[..units.len()];
@@ -646,12 +664,13 @@ impl Unigram {
             }
             // SAFETY: `pos < n == s.len()`.
             let lead = unsafe { *s.get_unchecked(pos) };
-            // Unbounded, `n - pos > max_len >= 4`: the character fits.
+            // Unbounded, `n - pos > 4`: the character fits.
             let mblen = if BOUNDED { one_char_len(lead).min(n - pos) } else { one_char_len(lead) };
-            // SAFETY: `pos < n`, `s.len() == n` and `best.len() == n + 1`. A walk never goes
-            // deeper than the longest key, `max_len` bytes (it reads one byte more to find
-            // that out), so where more than that are left it needs no bound (one compare a
-            // step fewer in the hottest loop); near the end it stops after `n - pos` bytes.
+            // SAFETY: `pos < n`, `s.len() == n + 1` and `best.len() == n + 1`. A walk cannot
+            // step onto the 0xFF at `n` (no piece holds that byte), so it reads at most up to
+            // it and writes at most `best[n]`, and the two first steps of an unbounded walk
+            // write `best[pos + 2] < best[n]`: no bound (one compare a step fewer in the
+            // hottest loop). Near the end (the character's length) it stops after `n - pos`.
             let covered = unsafe {
                 let (text, ends) = (s.as_ptr().add(pos), best.as_mut_ptr().add(pos + 1));
                 if BOUNDED {
@@ -1293,7 +1312,8 @@ mod tests {
                     prev_unk = unk;
                 }
                 let mut got = vec![7];
-                m.viterbi_ids(text.as_bytes(), bytes, &mut scratch, &mut got);
+                let padded: Vec<u8> = text.bytes().chain([0xFF]).collect();
+                m.viterbi_ids(&padded, bytes, &mut scratch, &mut got);
                 assert_eq!(got, want, "{text:?} {}", bytes.is_some());
             }
         }
