@@ -395,7 +395,7 @@ unsafe fn walk<const BOUNDED: bool>(
 /// # Safety
 /// `t` is valid for reads and writes.
 #[inline(always)]
-unsafe fn offer(t: *mut Best, v: Val, here: f32) {
+unsafe fn offer(t: *mut Best, v: Val, here: f32) -> f32 {
     let t = &mut *t;
     let cand = v.score + here;
     // Branch-free: whether a candidate wins is data-dependent, a coin flip for the branch
@@ -403,6 +403,7 @@ unsafe fn offer(t: *mut Best, v: Val, here: f32) {
     let win = cand > t.score;
     t.score = std::hint::select_unpredictable(win, cand, t.score);
     t.id = std::hint::select_unpredictable(win, v.id, t.id);
+    t.score
 }
 
 /// `walk` unbounded (more than 4 bytes left), its first two steps in one load from
@@ -423,17 +424,21 @@ unsafe fn walk_paired(
     text: *const u8,
     ends: *mut Best,
     here: f32,
-) -> u32 {
+) -> (u32, f32) {
     let [s1, s2] = *pairs.get_unchecked((*text as usize) << 8 | *text.add(1) as usize);
     let two = (s2 & !STOP_BIT) as usize;
     let (v1, v2) = (*vals.get_unchecked(s1 as usize), *vals.get_unchecked(two));
-    offer(ends, v1, here);
+    let first = offer(ends, v1, here);
     offer(ends.add(1), v2, here);
     let covered = v1.id | v2.id;
     if s2 & STOP_BIT != 0 {
-        return covered;
+        return (covered, first);
     }
-    covered | walk::<false>(units, vals, text, ends, 0, here, (two as u32, units.get_unchecked(two).base as usize, 2))
+    (
+        covered
+            | walk::<false>(units, vals, text, ends, 0, here, (two as u32, units.get_unchecked(two).base as usize, 2)),
+        first,
+    )
 }
 
 impl Unigram {
@@ -650,9 +655,13 @@ impl Unigram {
         // The same length as `units`, so that a unit's bounds check covers its value.
         let vals = &self.vals[..units.len()];
         let root = units[0].base as usize;
+        let mut carried: Option<f32> = None;
         while pos < end {
             // SAFETY: `pos < end <= n < best.len()`.
-            let mut here = unsafe { best.get_unchecked(pos).score };
+            let mut here = match carried {
+                Some(h) => h,
+                None => unsafe { best.get_unchecked(pos).score },
+            };
             if REBASE && here.abs() > RESET {
                 // sentencepiece 0.2.3 re-bases far-off sums (float precision on long texts):
                 // every reached position from here on drops the same offset. Nothing beyond
@@ -671,19 +680,23 @@ impl Unigram {
             // it and writes at most `best[n]`, and the two first steps of an unbounded walk
             // write `best[pos + 2] < best[n]`: no bound (one compare a step fewer in the
             // hottest loop). Near the end (the character's length) it stops after `n - pos`.
-            let covered = unsafe {
+            let (covered, first) = unsafe {
                 let (text, ends) = (s.as_ptr().add(pos), best.as_mut_ptr().add(pos + 1));
                 if BOUNDED {
-                    walk::<true>(units, vals, text, ends, n - pos, here, (0, root, 0))
+                    (walk::<true>(units, vals, text, ends, n - pos, here, (0, root, 0)), 0.0)
                 } else {
                     walk_paired(units, vals, &self.pairs, text, ends, here)
                 }
             };
+            // The next position's path score, where it is the entry the walk's first step just
+            // wrote (an ASCII character): from the register, not read back from memory.
+            carried = (!BOUNDED && !REBASE && mblen == 1).then_some(first);
             if covered & SINGLE_BIT == 0 {
                 let cand = self.unk_score + here;
                 let t = &mut best[pos + mblen];
                 if cand > t.score {
                     *t = Best { score: cand, id: UNK_TAG | mblen as u32 };
+                    carried = None;
                 }
             }
             pos += mblen;
