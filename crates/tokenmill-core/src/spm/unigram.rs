@@ -620,7 +620,8 @@ impl Unigram {
         // Unreached positions score -inf: every candidate sum is finite (a score is finite and
         // `here` is within +-RESET), so "first candidate, else a strictly better one" is one
         // comparison.
-        best.resize(n + 1, Best { score: f32::NEG_INFINITY, id: 0 });
+        // (Their id is an unknown byte: were one ever read back, the backtrace still ends.)
+        best.resize(n + 1, Best { score: f32::NEG_INFINITY, id: UNK_TAG | 1 });
         best[0].score = 0.0;
         // The text ends in a byte no piece holds (pieces are UTF-8 strings), so a walk stops
         // there by itself: no bound is needed where a character's length cannot reach past
