@@ -1204,6 +1204,17 @@ mod tests {
         assert!(chi2 < 13.8, "chi2 {chi2} counts {counts:?}"); // p = 0.001 with 2 dof
     }
 
+    /// 3000 texts of up to `max - 1` atoms drawn from `atoms` (seeded).
+    fn random_texts(seed: u64, atoms: &[&str], max: u64) -> Vec<String> {
+        let mut rng = Rng::new(seed);
+        (0..3000)
+            .map(|_| {
+                let len = rng.next_u64() % max;
+                (0..len).map(|_| atoms[(rng.next_u64() % atoms.len() as u64) as usize]).collect()
+            })
+            .collect()
+    }
+
     /// The forward pass without re-base checks (texts whose sums cannot reach them) gives the
     /// checking pass's segmentation: random texts over pieces with ties, user pieces, unknown
     /// characters and multi-byte characters, near the end and away from it.
@@ -1225,11 +1236,8 @@ mod tests {
         ];
         let m = Unigram::new(&proto(pieces), 0);
         let atoms = ["a", "b", "\u{2581}", "\u{e9}", "<u>", "\u{4e2d}", "\u{6587}", "z", "\u{1f600}"];
-        let mut rng = Rng::new(11);
         let mut scratch = UnigramScratch::default();
-        for _ in 0..3000 {
-            let len = (rng.next_u64() % 40) as usize;
-            let text: String = (0..len).map(|_| atoms[(rng.next_u64() % atoms.len() as u64) as usize]).collect();
+        for text in random_texts(11, &atoms, 40) {
             let (mut fast, mut checked) = (Vec::new(), Vec::new());
             m.viterbi_with(text.as_bytes(), false, &mut scratch, &mut fast);
             m.viterbi_with(text.as_bytes(), true, &mut scratch, &mut checked);
@@ -1302,11 +1310,8 @@ mod tests {
             out
         };
         let atoms = ["a", "b", "c", "ab", "abc", "\u{e9}", "\u{4e2d}", "\u{6587}", "<u>", "z", "\u{1f600}", "\u{2581}"];
-        let mut rng = Rng::new(5);
         let mut scratch = UnigramScratch::default();
-        for _ in 0..3000 {
-            let len = (rng.next_u64() % 60) as usize;
-            let text: String = (0..len).map(|_| atoms[(rng.next_u64() % atoms.len() as u64) as usize]).collect();
+        for text in random_texts(5, &atoms, 60) {
             let mut fast = Vec::new();
             m.viterbi(text.as_bytes(), &mut scratch, &mut fast);
             assert_eq!(fast, plain(text.as_bytes()), "{text:?}");
