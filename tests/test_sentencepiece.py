@@ -416,6 +416,9 @@ def test_pathological_text(name):
         ids = tm.encode(text)
         assert ids == sp.encode(text), (name, text[:10], len(text))
         assert tm.decode(ids) == sp.decode(ids)
+    # Empty texts, and texts that normalize to nothing, alone and between others in a batch.
+    batch = ["", " ", "\t\n", "a", "", "x" * 5000, " \u3000 "]
+    assert tm.encode_batch(batch, num_threads=1) == sp.encode(batch), name
 
 
 def test_lone_surrogates_and_invalid_bytes():

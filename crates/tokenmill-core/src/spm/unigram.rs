@@ -520,13 +520,17 @@ impl Unigram {
 
     /// Appends the best segmentation of `s` (normalized bytes) to `out`.
     pub fn viterbi(&self, s: &[u8], scratch: &mut UnigramScratch, out: &mut Vec<Span>) {
-        // A path to any position sums at most `n` scores (a piece is at least a byte), so where
-        // `n * max_abs` stays below RESET no sum can leave it: no check for a re-base at every
-        // position (most texts: 4000 bytes with scores down to -25). The 1% covers float
-        // rounding: `max_abs >= 5` (the unknown piece scores `min - 10`), so `n < 20000` and
-        // the sums' relative error stays under `n * 2^-24 < 0.2%`.
-        let rebase = s.len() as f64 * self.max_abs * 1.01 >= RESET as f64;
-        self.viterbi_with(s, rebase, scratch, out)
+        self.viterbi_with(s, self.may_rebase(s.len()), scratch, out)
+    }
+
+    /// Whether a path's sum over a text of `n` bytes could need sentencepiece's re-base. A
+    /// path to any position sums at most `n` scores (a piece is at least a byte), so where
+    /// `n * max_abs` stays below RESET no sum can leave it: no check at every position (most
+    /// texts: 4000 bytes with scores down to -25). The 1% covers float rounding: `max_abs >= 5`
+    /// (the unknown piece scores `min - 10`), so `n < 20000` and the sums' relative error stays
+    /// under `n * 2^-24 < 0.2%`.
+    fn may_rebase(&self, n: usize) -> bool {
+        n as f64 * self.max_abs * 1.01 >= RESET as f64
     }
 
     /// `viterbi`, checking for a re-base at every position or not (`rebase`).
@@ -574,7 +578,7 @@ impl Unigram {
             return;
         }
         let s = &padded[..n];
-        self.forward_all(padded, n as f64 * self.max_abs * 1.01 >= RESET as f64, &mut scratch.best);
+        self.forward_all(padded, self.may_rebase(n), &mut scratch.best);
         let best = &scratch.best;
         let first = out.len();
         let (mut end, mut prev_unk) = (n, false);
@@ -1310,6 +1314,18 @@ mod tests {
             out
         };
         let atoms = ["a", "b", "c", "ab", "abc", "\u{e9}", "\u{4e2d}", "\u{6587}", "<u>", "z", "\u{1f600}", "\u{2581}"];
+        // Bytes a normalizer's table could in principle write (it comes from the model): 0xFF,
+        // the byte the walks stop at, and broken UTF-8, also at the text's end.
+        let raw: [&[u8]; 7] = [b"a", b"ab", b"\xff", b"\xc3", b"\xe4\xb8", b"\x80", b"\xf0"];
+        let mut rng = Rng::new(9);
+        for _ in 0..3000 {
+            let len = rng.next_u64() % 30;
+            let text: Vec<u8> =
+                (0..len).flat_map(|_| raw[(rng.next_u64() % raw.len() as u64) as usize].iter().copied()).collect();
+            let mut fast = Vec::new();
+            m.viterbi(&text, &mut UnigramScratch::default(), &mut fast);
+            assert_eq!(fast, plain(&text), "{text:?}");
+        }
         let mut scratch = UnigramScratch::default();
         for text in random_texts(5, &atoms, 60) {
             let mut fast = Vec::new();
