@@ -6,6 +6,9 @@
 //!   earliest wins), an unknown node of score `min_score - 10` where no piece covers exactly one
 //!   character, user-defined pieces scored `0.1 * (byte_length - 1)` (`user_score`), sums
 //!   re-based when they leave +-100000 (both as sentencepiece 0.2.3, the installed oracle).
+//!   Two implementations of that one search: by end position over an Aho-Corasick automaton of
+//!   the pieces (`forward_pull`, when its table fits a budget and no re-base can happen), else
+//!   by start position, walking the trie from each character (`forward`).
 //! - `nbest`: sentencepiece's lattice (character positions, user-defined pieces scored by their
 //!   length in characters) and its A* search, whose agenda is a binary heap that pops equal
 //!   priorities in the order of libstdc++'s `std::priority_queue`; emulated here so that ties and
@@ -311,6 +314,9 @@ pub struct Unigram {
     /// The largest magnitude of a Viterbi candidate score (pieces, user pieces, unknown): how
     /// fast a path's sum can move.
     max_abs: f64,
+    /// The pieces as an automaton, for Viterbi by end position (`forward_pull`), when its
+    /// table fits `PULL_BUDGET`.
+    pull: Option<Box<Pull>>,
 }
 
 /// One lattice node (sentencepiece's `Lattice::Node`); positions in characters.
@@ -441,6 +447,175 @@ unsafe fn walk_paired(
     )
 }
 
+/// Most entries (4 bytes each) of a model's `Pull` table: 16 MiB.
+const PULL_BUDGET: usize = 1 << 22;
+
+/// One piece ending at an automaton state: its length in bytes, score and `Val::id`.
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+struct Out {
+    len: u32,
+    score: f32,
+    id: u32,
+}
+
+/// The pieces as an Aho-Corasick automaton, for Viterbi by end position (`forward_pull`).
+///
+/// Why: the walk of `forward` starts at every character and ends at an unpredictable depth,
+/// a chain of dependent loads closed by a mispredicted exit per position. Here the text is read
+/// once, one transition per byte, and each state lists every piece that ends there (the pieces
+/// that are suffixes of the text read so far), longest first: the candidates of an end
+/// position in the order `forward` offers them (by start), so the same first-of-equals rule
+/// gives the same path.
+///
+/// States are the trie's nodes; bytes that no piece holds share class 0. A row holds, for each
+/// class, the next state's row offset, then the state's number (`OVER_BIT` set when it has more
+/// than `PULL_K` pieces of two bytes or more). A state's piece of one byte, if any, is in `one`
+/// (score and id; `-inf` where none): it is the last candidate, from the position just before,
+/// whose score the search keeps in a register. Its first `PULL_K` longer pieces are in `first`,
+/// padded with pieces that never win (every position then takes the same branch-free steps);
+/// the others, rare, in `outs` (`over` by state: start and count).
+#[derive(Debug, Clone)]
+struct Pull {
+    class: [u32; 256],
+    /// Classes (the row's first entries).
+    c: usize,
+    table: Vec<u32>,
+    outs: Vec<Out>,
+}
+
+/// `u32`s of a `PullState` in a row.
+const STATE_U32S: usize = std::mem::size_of::<PullState>() / 4;
+
+/// What ends at a `Pull` state (see there). Stored in the state's row of `Pull::table`, as
+/// `u32`s (every field is 4 bytes).
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+struct PullState {
+    /// The byte length of its one-character piece (at most one: no UTF-8 character ends
+    /// another), 0 if none: whether an unknown node is needed.
+    single: u32,
+    /// Its one-byte piece's score (`-inf` if none) and id.
+    one: (f32, u32),
+    /// Its first `PULL_K` longer pieces, longest first, padded with `NO_OUT`.
+    first: [Out; PULL_K],
+    /// The others (start and count in `outs`; rare).
+    over: (u32, u32),
+}
+
+/// Pieces of two bytes or more per state kept inline (99% of positions of English text with
+/// botchan's model end no more than 3 pieces).
+const PULL_K: usize = 3;
+/// A padding piece: empty, scoring `-inf` (from the entry being computed, still unreached),
+/// no one-character piece.
+const NO_OUT: Out = Out { len: 0, score: f32::NEG_INFINITY, id: 0 };
+
+impl Pull {
+    /// The automaton of `keys` (piece bytes and `Val`), or `None` when its table would pass
+    /// `budget` entries.
+    fn build(keys: &[(&[u8], Val)], budget: usize) -> Option<Pull> {
+        let mut class = [0u32; 256];
+        let mut c = 1usize;
+        for (k, _) in keys {
+            for &b in *k {
+                if class[b as usize] == 0 {
+                    class[b as usize] = c as u32;
+                    c += 1;
+                }
+            }
+        }
+        // The trie, rows of `c` children.
+        let mut go: Vec<u32> = vec![NONE; c];
+        let mut own: Vec<Option<Val>> = vec![None];
+        let mut depth: Vec<u32> = vec![0];
+        for (k, v) in keys {
+            let mut node = 0usize;
+            for &b in *k {
+                let at = node * c + class[b as usize] as usize;
+                if go[at] == NONE {
+                    go[at] = own.len() as u32;
+                    go.extend(std::iter::repeat_n(NONE, c));
+                    own.push(None);
+                    depth.push(depth[node] + 1);
+                }
+                node = go[at] as usize;
+            }
+            own[node] = Some(*v);
+            if own.len() * (c + STATE_U32S) > budget {
+                return None;
+            }
+        }
+        let states = own.len();
+        // Failure links and the completed transitions, breadth first (a state's failure is
+        // shallower, so complete before it is read).
+        let mut fail = vec![0u32; states];
+        let mut order = vec![0u32];
+        let mut k = 0;
+        while k < order.len() {
+            let u = order[k] as usize;
+            k += 1;
+            for cl in 0..c {
+                let v = go[u * c + cl];
+                if v != NONE {
+                    fail[v as usize] = if u == 0 { 0 } else { go[fail[u] as usize * c + cl] };
+                    order.push(v);
+                } else {
+                    go[u * c + cl] = if u == 0 { 0 } else { go[fail[u] as usize * c + cl] };
+                }
+            }
+        }
+        // Outputs: the state's own piece, then its failure's outputs (shorter, so later starts).
+        let mut lists: Vec<Vec<Out>> = vec![Vec::new(); states];
+        for &v in &order {
+            let v = v as usize;
+            let mut list: Vec<Out> =
+                own[v].map(|x| Out { len: depth[v], score: x.score, id: x.id }).into_iter().collect();
+            if v != 0 {
+                list.extend_from_slice(&lists[fail[v] as usize]);
+            }
+            lists[v] = list;
+        }
+        // States renumbered breadth first: the shallow ones, where most steps land, share
+        // cache lines.
+        let mut renum = vec![0u32; states];
+        for (i, &v) in order.iter().enumerate() {
+            renum[v as usize] = i as u32;
+        }
+        let mut outs = Vec::new();
+        let width = c + STATE_U32S;
+        if states * width > budget {
+            return None;
+        }
+        let mut table = vec![0u32; states * width];
+        for (i, &v) in order.iter().enumerate() {
+            let v = v as usize;
+            for cl in 0..c {
+                table[i * width + cl] = renum[go[v * c + cl] as usize] * width as u32;
+            }
+            let mut list = &lists[v][..];
+            let single = list.iter().find(|o| o.id & SINGLE_BIT != 0).map_or(0, |o| o.len);
+            let mut one = (f32::NEG_INFINITY, 0);
+            // Longest first, so a one-byte piece is the last.
+            if let Some((o, rest)) = list.split_last().filter(|(o, _)| o.len == 1) {
+                one = (o.score, o.id);
+                list = rest;
+            }
+            let mut over = (0, 0);
+            if list.len() > PULL_K {
+                over = (outs.len() as u32, (list.len() - PULL_K) as u32);
+                outs.extend_from_slice(&list[PULL_K..]);
+            }
+            let first = std::array::from_fn(|k| list.get(k).copied().unwrap_or(NO_OUT));
+            let st = PullState { single, one, first, over };
+            // SAFETY: `PullState` is `repr(C)` of 4-byte fields (no padding), written as
+            // `STATE_U32S` u32s into the row's tail, within `table`.
+            let words: [u32; STATE_U32S] = unsafe { std::mem::transmute(st) };
+            table[i * width + c..(i + 1) * width].copy_from_slice(&words);
+        }
+        Some(Pull { class, c, table, outs })
+    }
+}
+
 impl Unigram {
     /// The segmenter of a validated proto (`model` checks the pieces first).
     pub fn new(proto: &ModelProto, unk_id: u32) -> Unigram {
@@ -459,21 +634,22 @@ impl Unigram {
         let trie = Trie::build(&keys);
         let packed = proto.pieces.len() <= ID_BITS as usize + 1 && keys.iter().all(|k| k.0.len() < 1024);
         let mut links: Vec<Link> = trie.units.iter().map(|u| Link { base: u.base, check: u.check }).collect();
-        let mut vals = trie
-            .units
-            .iter()
-            .map(|u| {
-                if u.value == NO_VALUE {
-                    return Val { score: f32::NEG_INFINITY, id: 0 };
-                }
-                let id = u.value & !USER_BIT;
-                let p = &proto.pieces[id as usize];
-                let score = if u.value & USER_BIT == 0 { p.score } else { user_score(p.piece.len()) };
-                let single = if p.piece.chars().count() == 1 { SINGLE_BIT } else { 0 };
-                let len = if packed { (p.piece.len() as u32) << LEN_SHIFT } else { 0 };
-                Val { score, id: id | len | single }
-            })
-            .collect::<Vec<Val>>();
+        // A trie value as Viterbi's.
+        let val_of = |value: u32| {
+            if value == NO_VALUE {
+                return Val { score: f32::NEG_INFINITY, id: 0 };
+            }
+            let id = value & !USER_BIT;
+            let p = &proto.pieces[id as usize];
+            let score = if value & USER_BIT == 0 { p.score } else { user_score(p.piece.len()) };
+            let single = if p.piece.chars().count() == 1 { SINGLE_BIT } else { 0 };
+            let len = if packed { (p.piece.len() as u32) << LEN_SHIFT } else { 0 };
+            Val { score, id: id | len | single }
+        };
+        let mut vals = trie.units.iter().map(|u| val_of(u.value)).collect::<Vec<Val>>();
+        // Each key once, with the value the trie kept for it.
+        let pull_keys: Vec<(&[u8], Val)> =
+            keys.iter().filter_map(|&(k, _)| trie.get(k).map(|v| (k, val_of(v)))).collect();
         // The dead slot: no piece, and no walk steps into it (`check` is no node's).
         let dead = links.len() as u32;
         assert!(dead < STOP_BIT, "a trie of 2^31 slots");
@@ -503,7 +679,9 @@ impl Unigram {
             .filter(|v| v.score != f32::NEG_INFINITY)
             .map(|v| v.score.abs() as f64)
             .fold(unk_score.abs() as f64, f64::max);
+        let pull = Pull::build(&pull_keys, PULL_BUDGET).map(Box::new);
         Unigram {
+            pull,
             trie,
             links,
             vals,
@@ -627,6 +805,9 @@ impl Unigram {
         // (Their id is an unknown byte: were one ever read back, the backtrace still ends.)
         best.resize(n + 1, Best { score: f32::NEG_INFINITY, id: UNK_TAG | 1 });
         best[0].score = 0.0;
+        if let (Some(p), false) = (&self.pull, rebase) {
+            return self.forward_pull(p, &padded[..n], best);
+        }
         // The text ends in a byte no piece holds (pieces are UTF-8 strings), so a walk stops
         // there by itself: no bound is needed where a character's length cannot reach past
         // the end, all but the last 4 bytes (the longest piece's length was the margin before,
@@ -640,6 +821,76 @@ impl Unigram {
             true => self.forward::<true, true>(padded, best, pos, n),
             false => self.forward::<false, true>(padded, best, pos, n),
         };
+    }
+
+    /// Viterbi's forward pass over `s` (not empty) by end position, with the automaton `p`
+    /// (see `Pull`): `best[j]` takes the best of the pieces ending at `j`, longest first, then
+    /// the unknown node of the character ending at `j` (where no one-character piece covers
+    /// it), each from the best path to its start. `best` is `s.len() + 1` entries, unreached
+    /// (`-inf`) but `best[0]`. No re-base: the caller has checked none can happen.
+    ///
+    /// The same candidates in the same order as `forward`: a piece ending at `j` that starts
+    /// where no character starts starts at an unreached position (pieces are UTF-8, so from a
+    /// character start they step from character to character), scoring `-inf`.
+    fn forward_pull(&self, p: &Pull, s: &[u8], best: &mut [Best]) {
+        let n = s.len();
+        assert!(n > 0 && best.len() == n + 1);
+        let c = p.c;
+        let (mut row, mut cs, mut ce) = (0usize, 0usize, one_char_len(s[0]).min(n));
+        // `best[j - 1].score`, kept from the step before (not read back from memory: the
+        // one-byte candidate is on the loop's critical path).
+        let mut prev = best[0].score;
+        for j in 1..=n {
+            // SAFETY: a row offset is a state's number times the row's width, and the class
+            // is below `c`.
+            row = unsafe { *p.table.get_unchecked(row + p.class[s[j - 1] as usize] as usize) } as usize;
+            // Pieces end only where characters do: a piece is UTF-8, so from a character start
+            // it steps from character to character; one ending elsewhere starts where none
+            // starts, at an unreached position (`-inf`). Those positions stay unreached.
+            if j != ce {
+                prev = f32::NEG_INFINITY;
+                continue;
+            }
+            // SAFETY: every row holds its state after the `c` transitions, and `PullState` is
+            // made of 4-byte fields (the row's alignment).
+            let st = unsafe { &*p.table.as_ptr().add(row + c).cast::<PullState>() };
+            let mut t = best[j];
+            let mut offer = |o: &Out| {
+                // SAFETY: a piece ending at a state is at most as long as the state's string,
+                // a suffix of the `j` bytes read.
+                debug_assert!(o.len as usize <= j);
+                let cand = o.score + unsafe { best.get_unchecked(j - o.len as usize).score };
+                let win = cand > t.score;
+                t.score = std::hint::select_unpredictable(win, cand, t.score);
+                t.id = std::hint::select_unpredictable(win, o.id, t.id);
+            };
+            for o in &st.first {
+                offer(o);
+            }
+            if st.over.1 != 0 {
+                let (start, count) = st.over;
+                for o in &p.outs[start as usize..(start + count) as usize] {
+                    offer(o);
+                }
+            }
+            let (score, id) = st.one;
+            let cand = score + prev;
+            let win = cand > t.score;
+            t.score = std::hint::select_unpredictable(win, cand, t.score);
+            t.id = std::hint::select_unpredictable(win, id, t.id);
+            if st.single as usize != j - cs {
+                let cand = self.unk_score + best[cs].score;
+                if cand > t.score {
+                    t = Best { score: cand, id: UNK_TAG | (ce - cs) as u32 };
+                }
+            }
+            cs = ce;
+            if cs < n {
+                ce = cs + one_char_len(s[cs]).min(n - cs);
+            }
+            best[j] = t;
+            prev = t.score;
+        }
     }
 
     /// Viterbi's forward pass from the character at `pos` (reached) over those starting before
@@ -1224,6 +1475,7 @@ mod tests {
     /// characters and multi-byte characters, near the end and away from it.
     #[test]
     fn viterbi_without_rebase_checks_is_the_checking_one() {
+        // (Without re-base checks: by the automaton, and by the walks.)
         let pieces: &[(&str, f32, PieceType)] = &[
             ("<unk>", 0.0, U),
             ("a", -1.0, N),
@@ -1239,13 +1491,16 @@ mod tests {
             ("\u{4e2d}\u{6587}", -6.0, N),
         ];
         let m = Unigram::new(&proto(pieces), 0);
+        let walks = walks_only(&m);
         let atoms = ["a", "b", "\u{2581}", "\u{e9}", "<u>", "\u{4e2d}", "\u{6587}", "z", "\u{1f600}"];
         let mut scratch = UnigramScratch::default();
         for text in random_texts(11, &atoms, 40) {
-            let (mut fast, mut checked) = (Vec::new(), Vec::new());
+            let (mut fast, mut walked, mut checked) = (Vec::new(), Vec::new(), Vec::new());
             m.viterbi_with(text.as_bytes(), false, &mut scratch, &mut fast);
+            walks.viterbi_with(text.as_bytes(), false, &mut scratch, &mut walked);
             m.viterbi_with(text.as_bytes(), true, &mut scratch, &mut checked);
             assert_eq!(fast, checked, "{text:?}");
+            assert_eq!(walked, checked, "{text:?}");
         }
     }
 
@@ -1279,7 +1534,31 @@ mod tests {
         }
     }
 
+    /// `m` searching with the walks of `forward` only (as a model whose automaton is over
+    /// budget does).
+    fn walks_only(m: &Unigram) -> Unigram {
+        Unigram { pull: None, ..m.clone() }
+    }
+
+    /// A model whose automaton would pass its budget gets none, and searches with the walks.
+    #[test]
+    fn an_automaton_over_budget_is_not_built() {
+        let pieces: &[(&str, f32, PieceType)] = &[("<unk>", 0.0, U), ("a", -1.0, N), ("ab", -1.5, N), ("b", -2.0, N)];
+        let m = Unigram::new(&proto(pieces), 0);
+        let keys: Vec<(&[u8], Val)> =
+            [(&b"a"[..], Val { score: -1.0, id: SINGLE_BIT | 1 }), (b"ab", Val { score: -1.5, id: 2 })].into();
+        assert!(Pull::build(&keys, 1 << 20).is_some());
+        assert!(Pull::build(&keys, 8).is_none());
+        assert!(m.pull.is_some());
+    }
+
     fn check_against_plain_walks(m: &Unigram) {
+        assert!(m.pull.is_some());
+        check_one(m);
+        check_one(&walks_only(m));
+    }
+
+    fn check_one(m: &Unigram) {
         let plain = |s: &[u8]| -> Vec<Span> {
             let mut best: Vec<(f32, u32, usize)> = vec![(f32::NEG_INFINITY, 0, 0); s.len() + 1];
             best[0].0 = 0.0;
