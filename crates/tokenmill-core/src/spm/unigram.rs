@@ -483,17 +483,22 @@ struct Out {
 #[derive(Debug, Clone)]
 struct Pull {
     class: [u32; 256],
-    /// Classes (the row's first entries).
-    c: usize,
-    table: Vec<u32>,
+    /// Rows of `u32`s, each starting on a cache line: the state (`PullState`, one line), then
+    /// the next row's offset by class.
+    table: Vec<Line>,
     outs: Vec<Out>,
 }
+
+/// A cache line of `Pull::table`.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u32; 16]);
 
 /// `u32`s of a `PullState` in a row.
 const STATE_U32S: usize = std::mem::size_of::<PullState>() / 4;
 
-/// What ends at a `Pull` state (see there). Stored in the state's row of `Pull::table`, as
-/// `u32`s (every field is 4 bytes).
+/// What ends at a `Pull` state (see there). Stored at the start of the state's row of
+/// `Pull::table`, as `u32`s (every field is 4 bytes; 56 bytes, within the row's first line).
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 struct PullState {
@@ -557,7 +562,7 @@ impl Pull {
                 node = go[at] as usize;
             }
             own[node] = Some(*v);
-            if own.len() * (c + STATE_U32S) > budget {
+            if own.len() * (c + STATE_U32S).div_ceil(16) * 16 > budget {
                 return None;
             }
         }
@@ -598,7 +603,7 @@ impl Pull {
             renum[v as usize] = i as u32;
         }
         let mut outs = Vec::new();
-        let width = c + STATE_U32S;
+        let width = (STATE_U32S + c).div_ceil(16) * 16;
         if states * width > budget {
             return None;
         }
@@ -606,7 +611,7 @@ impl Pull {
         for (i, &v) in order.iter().enumerate() {
             let v = v as usize;
             for cl in 0..c {
-                table[i * width + cl] = renum[go[v * c + cl] as usize] * width as u32;
+                table[i * width + STATE_U32S + cl] = renum[go[v * c + cl] as usize] * width as u32;
             }
             let mut list = &lists[v][..];
             let single = list.iter().find(|o| o.id & SINGLE_BIT != 0).map_or(0, |o| o.len);
@@ -624,11 +629,12 @@ impl Pull {
             let first = std::array::from_fn(|k| list.get(k).copied().unwrap_or(NO_OUT));
             let st = PullState { single, one, first, over };
             // SAFETY: `PullState` is `repr(C)` of 4-byte fields (no padding), written as
-            // `STATE_U32S` u32s into the row's tail, within `table`.
+            // `STATE_U32S` u32s at the row's start, within `table`.
             let words: [u32; STATE_U32S] = unsafe { std::mem::transmute(st) };
-            table[i * width + c..(i + 1) * width].copy_from_slice(&words);
+            table[i * width..i * width + STATE_U32S].copy_from_slice(&words);
         }
-        Some(Pull { class, c, table, outs })
+        let table = table.chunks(16).map(|l| Line(std::array::from_fn(|k| l[k]))).collect();
+        Some(Pull { class, table, outs })
     }
 }
 
@@ -854,15 +860,17 @@ impl Unigram {
     fn forward_pull(&self, p: &Pull, s: &[u8], best: &mut [Best]) {
         let n = s.len();
         assert!(n > 0 && best.len() == n + 1);
-        let c = p.c;
+        let table = p.table.as_ptr().cast::<u32>();
         let (mut row, mut cs, mut ce) = (0usize, 0usize, one_char_len(s[0]).min(n));
         // `best[j - 1].score`, kept from the step before (not read back from memory: the
         // one-byte candidate is on the loop's critical path).
         let mut prev = best[0].score;
+        // `best[cs].score`, likewise (the unknown node's start).
+        let mut at_cs = prev;
         for j in 1..=n {
             // SAFETY: a row offset is a state's number times the row's width, and the class
             // is below `c`.
-            row = unsafe { *p.table.get_unchecked(row + p.class[s[j - 1] as usize] as usize) } as usize;
+            row = unsafe { *table.add(row + STATE_U32S + p.class[s[j - 1] as usize] as usize) } as usize;
             // Pieces end only where characters do: a piece is UTF-8, so from a character start
             // it steps from character to character; one ending elsewhere starts where none
             // starts, at an unreached position (`-inf`). Those positions stay unreached.
@@ -870,9 +878,8 @@ impl Unigram {
                 prev = f32::NEG_INFINITY;
                 continue;
             }
-            // SAFETY: every row holds its state after the `c` transitions, and `PullState` is
-            // made of 4-byte fields (the row's alignment).
-            let st = unsafe { &*p.table.as_ptr().add(row + c).cast::<PullState>() };
+            // SAFETY: every row starts with its state, on a cache line.
+            let st = unsafe { &*table.add(row).cast::<PullState>() };
             let mut t = best[j];
             let mut offer = |o: &Out| {
                 // SAFETY: a piece ending at a state is at most as long as the state's string,
@@ -898,7 +905,7 @@ impl Unigram {
             t.score = std::hint::select_unpredictable(win, cand, t.score);
             t.id = std::hint::select_unpredictable(win, id, t.id);
             if st.single as usize != j - cs {
-                let cand = self.unk_score + best[cs].score;
+                let cand = self.unk_score + at_cs;
                 if cand > t.score {
                     t = Best { score: cand, id: UNK_TAG | (ce - cs) as u32 };
                 }
@@ -909,6 +916,7 @@ impl Unigram {
             }
             best[j] = t;
             prev = t.score;
+            at_cs = t.score;
         }
     }
 
