@@ -672,7 +672,11 @@ impl Unigram {
         // Each key once, with the value the trie kept for it (when the automaton may fit: each
         // key ends at a state of its own).
         let pull_keys: Vec<(&[u8], Val)> = match keys.len() * (byte_classes(keys.iter().map(|k| k.0)) + STATE_U32S) {
-            n if n <= PULL_BUDGET => keys.iter().filter_map(|&(k, _)| trie.get(k).map(|v| (k, val_of(v)))).collect(),
+            n if n <= PULL_BUDGET => keys
+                .iter()
+                .filter(|k| !k.0.is_empty())
+                .filter_map(|&(k, _)| trie.get(k).map(|v| (k, val_of(v))))
+                .collect(),
             _ => Vec::new(),
         };
         // The dead slot: no piece, and no walk steps into it (`check` is no node's).
