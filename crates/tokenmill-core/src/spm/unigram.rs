@@ -607,7 +607,10 @@ impl Pull {
         if states * width > budget {
             return None;
         }
-        let mut table = vec![0u32; states * width];
+        let mut lines = vec![Line([0; 16]); states * width / 16];
+        // SAFETY: `Line` is 16 `u32`s with no padding (`repr(C)`, 64 bytes), so the lines are
+        // `16 * lines.len()` initialized `u32`s, borrowed mutably once here.
+        let table = unsafe { std::slice::from_raw_parts_mut(lines.as_mut_ptr().cast::<u32>(), lines.len() * 16) };
         for (i, &v) in order.iter().enumerate() {
             let v = v as usize;
             for cl in 0..c {
@@ -633,8 +636,7 @@ impl Pull {
             let words: [u32; STATE_U32S] = unsafe { std::mem::transmute(st) };
             table[i * width..i * width + STATE_U32S].copy_from_slice(&words);
         }
-        let table = table.chunks(16).map(|l| Line(std::array::from_fn(|k| l[k]))).collect();
-        Some(Pull { class, table, outs })
+        Some(Pull { class, table: lines, outs })
     }
 }
 
