@@ -56,7 +56,7 @@ def main() -> None:
     ap.add_argument("--workdir", default=tempfile.gettempdir())
     ap.add_argument("--skip-spm", action="store_true")
     args = ap.parse_args()
-    sys.path.insert(0, os.path.join(ROOT, "python"))
+    # The installed package (the source tree's `python/` has no built `_core` to import).
     from tokenmill._reference.sentencepiece import SentencePieceModel
 
     held = heldout_lines(args.heldout)
