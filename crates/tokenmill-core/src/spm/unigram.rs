@@ -473,13 +473,16 @@ struct Out {
 /// position in the order `forward` offers them (by start), so the same first-of-equals rule
 /// gives the same path.
 ///
-/// States are the trie's nodes; bytes that no piece holds share class 0. A row holds, for each
-/// class, the next state's row offset, then the state's number (`OVER_BIT` set when it has more
-/// than `PULL_K` pieces of two bytes or more). A state's piece of one byte, if any, is in `one`
-/// (score and id; `-inf` where none): it is the last candidate, from the position just before,
-/// whose score the search keeps in a register. Its first `PULL_K` longer pieces are in `first`,
-/// padded with pieces that never win (every position then takes the same branch-free steps);
-/// the others, rare, in `outs` (`over` by state: start and count).
+/// States are the trie's nodes, numbered breadth first (the shallow ones, where most steps land,
+/// share cache lines); bytes that no piece holds share class 0. A state's row starts on a cache
+/// line with what ends there (`PullState`: no second dependent load for it), then holds the
+/// next state's row offset by class. A state's piece of one byte, if any, is kept apart: it is
+/// the last candidate, from the position just before, whose score the search keeps in a
+/// register. Its first `PULL_K` longer pieces are inline, padded with pieces that never win
+/// (every position then takes the same branch-free steps); the others, rare, in `outs`.
+///
+/// Measured on botchan's model (1000 pieces, 72 classes, 2588 states, a 994 KB table): 79 ->
+/// 100 MB/s on English lines, 96 -> 106 on multilingual ones (`spm_encode`).
 #[derive(Debug, Clone)]
 struct Pull {
     class: [u32; 256],
@@ -874,8 +877,8 @@ impl Unigram {
         // `best[cs].score`, likewise (the unknown node's start).
         let mut at_cs = prev;
         for j in 1..=n {
-            // SAFETY: a row offset is a state's number times the row's width, and the class
-            // is below `c`.
+            // SAFETY: a row offset is a state's number times the row's width, and a row holds
+            // `STATE_U32S` words then one entry per class.
             row = unsafe { *table.add(row + STATE_U32S + p.class[s[j - 1] as usize] as usize) } as usize;
             // Pieces end only where characters do: a piece is UTF-8, so from a character start
             // it steps from character to character; one ending elsewhere starts where none
