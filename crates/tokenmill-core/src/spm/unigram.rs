@@ -403,13 +403,19 @@ unsafe fn walk<const BOUNDED: bool>(
 #[inline(always)]
 unsafe fn offer(t: *mut Best, v: Val, here: f32) -> f32 {
     let t = &mut *t;
-    let cand = v.score + here;
+    keep_better(t, v.score + here, v.id);
+    t.score
+}
+
+/// `t` becomes the candidate scoring `cand` with id `id` if it scores strictly more (the first
+/// of equals stays: sentencepiece's tie rule).
+#[inline(always)]
+fn keep_better(t: &mut Best, cand: f32, id: u32) {
     // Branch-free: whether a candidate wins is data-dependent, a coin flip for the branch
     // predictor (10% faster than `if` on English).
     let win = cand > t.score;
     t.score = std::hint::select_unpredictable(win, cand, t.score);
-    t.id = std::hint::select_unpredictable(win, v.id, t.id);
-    t.score
+    t.id = std::hint::select_unpredictable(win, id, t.id);
 }
 
 /// `walk` unbounded (more than 4 bytes left), its first two steps in one load from
@@ -500,6 +506,12 @@ struct Line([u32; 16]);
 /// `u32`s of a `PullState` in a row.
 const STATE_U32S: usize = std::mem::size_of::<PullState>() / 4;
 
+/// `u32`s of a `Pull` row with `classes` classes: its state, then a transition per class, in
+/// whole cache lines.
+fn row_width(classes: usize) -> usize {
+    (STATE_U32S + classes).div_ceil(16) * 16
+}
+
 /// What ends at a `Pull` state (see there). Stored at the start of the state's row of
 /// `Pull::table`, as `u32`s (every field is 4 bytes; 56 bytes, within the row's first line).
 #[derive(Debug, Clone, Copy)]
@@ -548,6 +560,7 @@ impl Pull {
                 }
             }
         }
+        let width = row_width(c);
         // The trie, rows of `c` children.
         let mut go: Vec<u32> = vec![NONE; c];
         let mut own: Vec<Option<Val>> = vec![None];
@@ -565,7 +578,7 @@ impl Pull {
                 node = go[at] as usize;
             }
             own[node] = Some(*v);
-            if own.len() * (c + STATE_U32S).div_ceil(16) * 16 > budget {
+            if own.len() * width > budget {
                 return None;
             }
         }
@@ -606,10 +619,6 @@ impl Pull {
             renum[v as usize] = i as u32;
         }
         let mut outs = Vec::new();
-        let width = (STATE_U32S + c).div_ceil(16) * 16;
-        if states * width > budget {
-            return None;
-        }
         let mut lines = vec![Line([0; 16]); states * width / 16];
         // SAFETY: `Line` is 16 `u32`s with no padding (`repr(C)`, 64 bytes), so the lines are
         // `16 * lines.len()` initialized `u32`s, borrowed mutably once here.
@@ -676,7 +685,7 @@ impl Unigram {
         let mut vals = trie.units.iter().map(|u| val_of(u.value)).collect::<Vec<Val>>();
         // Each key once, with the value the trie kept for it (when the automaton may fit: each
         // key ends at a state of its own).
-        let pull_keys: Vec<(&[u8], Val)> = match keys.len() * (byte_classes(keys.iter().map(|k| k.0)) + STATE_U32S) {
+        let pull_keys: Vec<(&[u8], Val)> = match keys.len() * row_width(byte_classes(keys.iter().map(|k| k.0))) {
             n if n <= PULL_BUDGET => keys
                 .iter()
                 .filter(|k| !k.0.is_empty())
@@ -894,10 +903,7 @@ impl Unigram {
                 // SAFETY: a piece ending at a state is at most as long as the state's string,
                 // a suffix of the `j` bytes read.
                 debug_assert!(o.len as usize <= j);
-                let cand = o.score + unsafe { best.get_unchecked(j - o.len as usize).score };
-                let win = cand > t.score;
-                t.score = std::hint::select_unpredictable(win, cand, t.score);
-                t.id = std::hint::select_unpredictable(win, o.id, t.id);
+                keep_better(&mut t, o.score + unsafe { best.get_unchecked(j - o.len as usize).score }, o.id);
             };
             for o in &st.first {
                 offer(o);
@@ -909,10 +915,7 @@ impl Unigram {
                 }
             }
             let (score, id) = st.one;
-            let cand = score + prev;
-            let win = cand > t.score;
-            t.score = std::hint::select_unpredictable(win, cand, t.score);
-            t.id = std::hint::select_unpredictable(win, id, t.id);
+            keep_better(&mut t, score + prev, id);
             if st.single as usize != j - cs {
                 let cand = self.unk_score + at_cs;
                 if cand > t.score {
