@@ -334,3 +334,47 @@ fn long_runs_of_few_bytes_take_the_backtracking_path_exactly() {
         }
     }
 }
+
+#[test]
+fn parts_of_two_to_four_bytes_merge_as_from_bytes() {
+    // Random letters of several scripts (the worst-case input `letters`) fall apart into
+    // parts of one character or a few; parts of 2-4 bytes merge without the caches
+    // (`merge::merge_two`, `merge::merge_tiny`). Stray bytes and ASCII punctuation make parts
+    // that start with any byte, and short alphabets make every tie of ranks likely.
+    let alphabets: [&str; 4] = [
+        "abcdefghijklmnopqrstuvwxyzéèàüöäßçñøåæœабвгдежзийклмнопрстуфхцчшщыэюяαβγδεζηθικλμνξοπρστυφχψω",
+        "aeé,.бв \u{80}",
+        "qxzαωйщ",
+        "tthhee",
+    ];
+    let mut rng = Rng(0x7177);
+    for name in ["o200k_base", "cl100k_base", "r50k_base"] {
+        let v = vocab(name);
+        let mut tiny = [0usize; 5];
+        for round in 0..3000 {
+            let a: Vec<char> = alphabets[round % alphabets.len()].chars().collect();
+            let mut piece = Vec::new();
+            while piece.len() < 33 + rng.below(200) {
+                piece.extend_from_slice(a[rng.below(a.len())].to_string().as_bytes());
+            }
+            if round % 3 == 0 {
+                let at = rng.below(piece.len());
+                piece.insert(at, 0x80 + rng.below(0x42) as u8);
+            }
+            let (mut got, mut want) = (Vec::new(), Vec::new());
+            encode_piece(&v, &piece, &mut got);
+            merge_bytewise(&v, &piece, &mut want);
+            if v.rank(&piece).is_none() {
+                assert_eq!(got, want, "{name} round {round} piece {:?}", String::from_utf8_lossy(&piece));
+            }
+            let mut start = 0;
+            for cut in split_points(&v, &piece).chain([piece.len()]) {
+                if let Some(n) = tiny.get_mut(cut - start) {
+                    *n += 1;
+                }
+                start = cut;
+            }
+        }
+        assert!(tiny[2..].iter().all(|&n| n > 300), "{name}: the test should meet many parts of 2-4 bytes ({tiny:?})");
+    }
+}

@@ -211,6 +211,11 @@ fn merge_part(vocab: &Vocab, part: &[u8], out: &mut Vec<Rank>, scratch: &mut Scr
     match part.len() {
         0 => {}
         1 => out.push(vocab.byte_rank(part[0])),
+        // Why no caches for these: their merge is one or two table loads, cheaper than the
+        // probe of the encoder's cache, which misses memory when parts are new (random letters
+        // fall apart into a part per character or two).
+        2 => merge_two(vocab, part[0], part[1], out),
+        3..=TINY if part[0] < 0xC2 => merge_tiny(vocab, part, out),
         n if n <= LONG_THRESHOLD => {
             if part[0] < 0xC2 || !few_chars(vocab, part, out) {
                 // Why the caches: a CJK run is a new piece almost every time, but its words
@@ -261,6 +266,63 @@ fn through_caches(
     merge(out, scratch);
     scratch.cache.insert(key, &out[before..]);
     shared.insert(key, hash, &out[before..]);
+}
+
+/// The merge rule on two bytes: their token, else each byte's.
+#[inline]
+fn merge_two(vocab: &Vocab, a: u8, b: u8, out: &mut Vec<Rank>) {
+    match vocab.pair_rank(a, b) {
+        Rank::MAX => out.extend_from_slice(&[vocab.byte_rank(a), vocab.byte_rank(b)]),
+        r => out.push(r),
+    }
+}
+
+/// Parts of up to this many bytes that start with a byte that cannot start a character of
+/// two or more bytes merge by `merge_tiny` (no caches, no set-up).
+const TINY: usize = 4;
+
+/// The merge rule on a part of 3..=`TINY` bytes, in registers: join the lowest-ranked pair
+/// of neighbouring parts (the leftmost on ties) until none is a token.
+#[inline]
+fn merge_tiny(vocab: &Vocab, part: &[u8], out: &mut Vec<Rank>) {
+    let n = part.len();
+    // Part k is part[start[k]..start[k + 1]] with token id[k]; rank[k] joins parts k, k + 1.
+    let mut start = [0u8; TINY + 1];
+    let mut id = [0; TINY];
+    let mut rank = [Rank::MAX; TINY];
+    for k in 0..n {
+        start[k] = k as u8;
+        id[k] = vocab.byte_rank(part[k]);
+    }
+    start[n] = n as u8;
+    for k in 0..n - 1 {
+        rank[k] = vocab.pair_rank(part[k], part[k + 1]);
+    }
+    let mut m = n;
+    let joined =
+        |start: &[u8], k: usize| vocab.rank(&part[start[k] as usize..start[k + 2] as usize]).unwrap_or(Rank::MAX);
+    loop {
+        let (mut k, mut r) = (0, rank[0]);
+        for (j, &x) in rank.iter().enumerate().take(m - 1).skip(1) {
+            if x < r {
+                (k, r) = (j, x);
+            }
+        }
+        if r == Rank::MAX {
+            break;
+        }
+        // Part k takes in part k + 1; the parts after it move down one place.
+        id[k] = r;
+        id.copy_within(k + 2..m, k + 1);
+        rank.copy_within(k + 2..m, k + 1);
+        start.copy_within(k + 2..=m, k + 1);
+        m -= 1;
+        rank[k] = if k + 1 < m { joined(&start, k) } else { Rank::MAX };
+        if k > 0 {
+            rank[k - 1] = joined(&start, k - 1);
+        }
+    }
+    out.extend_from_slice(&id[..m]);
 }
 
 /// A part of one or two characters that merging may start whole (most parts of a CJK run):
