@@ -47,8 +47,53 @@ pub struct Scratch {
     tree: MinTree,
     /// Tokens of short pieces already merged in this call (see `PieceCache`).
     cache: PieceCache,
+    /// Whether parts of split pieces go through the caches (see `PartCaching`).
+    parts: PartCaching,
     /// State of `merge_backtrack`.
     search: backtrack::Search,
+}
+
+/// Whether the parts that long pieces fall apart into go through the caches of merged
+/// pieces, judged on windows of parts by the hits of the call's cache. Caching pays where
+/// parts come back within the call (the words of CJK runs); where nearly every part is new
+/// (random letters: about one in five comes back), each costs a probe of the encoder's cache
+/// that misses memory and two inserts, more than merging a part of a few characters (a hit
+/// there misses memory too, so it does not count). Either way the tokens are the same.
+#[derive(Default, Debug, Clone)]
+struct PartCaching {
+    /// Parts looked up in this window, and how many of them the caches held.
+    tried: u32,
+    hits: u32,
+    /// Parts still to merge without the caches before the next window.
+    skip: u32,
+}
+
+impl PartCaching {
+    const WINDOW: u32 = 4096;
+    /// A window with fewer hits than this stops caching parts for `SKIP` parts.
+    const MIN_HITS: u32 = Self::WINDOW / 2;
+    const SKIP: u32 = 16 * Self::WINDOW;
+
+    #[inline]
+    fn on(&mut self) -> bool {
+        if self.skip == 0 {
+            return true;
+        }
+        self.skip -= 1;
+        false
+    }
+
+    #[inline]
+    fn record(&mut self, hit: bool) {
+        self.tried += 1;
+        self.hits += hit as u32;
+        if self.tried == Self::WINDOW {
+            if self.hits < Self::MIN_HITS {
+                self.skip = Self::SKIP;
+            }
+            (self.tried, self.hits) = (0, 0);
+        }
+    }
 }
 
 /// Long piece -> (offset, count) of its tokens in `PieceCache::tokens`.
@@ -159,9 +204,10 @@ fn encode_piece_rest(vocab: &Vocab, piece: &[u8], key: Option<Key>, out: &mut Ve
         return;
     }
     if let Some(key) = key {
-        return through_caches(vocab, key, out, scratch, |out, scratch| {
+        through_caches(vocab, key, out, scratch, |out, scratch| {
             merge_piece(vocab, piece, out, scratch);
         });
+        return;
     }
     if let Some(r) = vocab.rank(piece) {
         out.push(r);
@@ -223,9 +269,12 @@ fn merge_part(vocab: &Vocab, part: &[u8], out: &mut Vec<Rank>, scratch: &mut Scr
                 // are those of a piece with the same bytes that is not a token (it falls apart
                 // into the same merges); a piece that is a token never reads the caches (its
                 // whole-token lookup comes first).
-                match cache.then(|| table::pack(part)).flatten() {
+                match (cache && scratch.parts.on()).then(|| table::pack(part)).flatten() {
                     Some(key) => {
-                        through_caches(vocab, key, out, scratch, |out, scratch| merge_small(vocab, part, out, scratch))
+                        let hit = through_caches(vocab, key, out, scratch, |out, scratch| {
+                            merge_small(vocab, part, out, scratch)
+                        });
+                        scratch.parts.record(hit);
                     }
                     None => merge_small(vocab, part, out, scratch),
                 }
@@ -245,6 +294,7 @@ fn merge_part(vocab: &Vocab, part: &[u8], out: &mut Vec<Rank>, scratch: &mut Scr
 /// Appends the tokens of the short piece or part packed as `key`: from the call's cache, else
 /// from the encoder's cache across calls and threads (a hit is kept in the call's cache too,
 /// which is smaller and stays in the CPU's caches), else from `merge`, and caches them.
+/// Returns whether the call's cache held them.
 #[inline(always)]
 fn through_caches(
     vocab: &Vocab,
@@ -252,20 +302,21 @@ fn through_caches(
     out: &mut Vec<Rank>,
     scratch: &mut Scratch,
     merge: impl FnOnce(&mut Vec<Rank>, &mut Scratch),
-) {
+) -> bool {
     if let Some(tokens) = scratch.cache.get(key) {
         out.extend_from_slice(tokens);
-        return;
+        return true;
     }
     let (before, hash) = (out.len(), table::mix(key));
     let shared = vocab.shared_cache();
     if shared.get(key, hash, out) {
         scratch.cache.insert(key, &out[before..]);
-        return;
+        return false;
     }
     merge(out, scratch);
     scratch.cache.insert(key, &out[before..]);
     shared.insert(key, hash, &out[before..]);
+    false
 }
 
 /// The merge rule on two bytes: their token, else each byte's.
@@ -780,5 +831,32 @@ impl MinTree {
             idx = lo + first_equal(&src[lo..(lo + FAN).min(src.len())], m);
         }
         Some((m, idx))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PartCaching;
+
+    #[test]
+    fn parts_skip_the_caches_after_a_window_of_few_hits_then_try_again() {
+        let mut p = PartCaching::default();
+        // A window with enough hits keeps caching on.
+        for i in 0..PartCaching::WINDOW {
+            assert!(p.on());
+            p.record(i < PartCaching::MIN_HITS);
+        }
+        assert!(p.on());
+        // One short of enough hits: the next `SKIP` parts go round the caches, then a new
+        // window is tried.
+        let mut p = PartCaching::default();
+        for i in 0..PartCaching::WINDOW {
+            assert!(p.on());
+            p.record(i + 1 < PartCaching::MIN_HITS);
+        }
+        for _ in 0..PartCaching::SKIP {
+            assert!(!p.on());
+        }
+        assert!(p.on());
     }
 }
