@@ -353,8 +353,8 @@ fn parts_of_two_to_four_bytes_merge_as_from_bytes() {
         let mut tiny = [0usize; 5];
         for round in 0..3000 {
             let a: Vec<char> = alphabets[round % alphabets.len()].chars().collect();
-            let mut piece = Vec::new();
-            while piece.len() < 33 + rng.below(200) {
+            let (mut piece, len) = (Vec::new(), 33 + rng.below(200));
+            while piece.len() < len {
                 piece.extend_from_slice(a[rng.below(a.len())].to_string().as_bytes());
             }
             if round % 3 == 0 {
@@ -394,8 +394,8 @@ fn one_call_of_random_letters_then_cjk_words_stays_exact() {
         .collect();
     let mut rng = Rng(0xCAC4E);
     let random = |rng: &mut Rng| {
-        let mut p = Vec::new();
-        while p.len() < 33 + rng.below(100) {
+        let (mut p, len) = (Vec::new(), 33 + rng.below(100));
+        while p.len() < len {
             p.extend_from_slice(letters[rng.below(letters.len())].to_string().as_bytes());
         }
         p

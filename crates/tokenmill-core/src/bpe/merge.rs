@@ -61,7 +61,7 @@ pub struct Scratch {
 /// there misses memory too, so it does not count). Either way the tokens are the same.
 #[derive(Default, Debug, Clone)]
 struct PartCaching {
-    /// Parts looked up in this window, and how many of them the caches held.
+    /// Parts looked up in this window, and how many of them the call's cache held.
     tried: u32,
     hits: u32,
     /// Parts still to merge without the caches before the next window.
@@ -257,7 +257,7 @@ fn merge_part(vocab: &Vocab, part: &[u8], out: &mut Vec<Rank>, scratch: &mut Scr
     match part.len() {
         0 => {}
         1 => out.push(vocab.byte_rank(part[0])),
-        // Why no caches for these: their merge is one or two table loads, cheaper than the
+        // Why no caches for these: their merge is a few table loads, cheaper than the
         // probe of the encoder's cache, which misses memory when parts are new (random letters
         // fall apart into a part per character or two).
         2 => merge_two(vocab, part[0], part[1], out),
@@ -332,7 +332,7 @@ fn merge_two(vocab: &Vocab, a: u8, b: u8, out: &mut Vec<Rank>) {
 /// two or more bytes merge by `merge_tiny` (no caches, no set-up).
 const TINY: usize = 4;
 
-/// The merge rule on a part of 3..=`TINY` bytes, in registers: join the lowest-ranked pair
+/// The merge rule on a part of 3..=`TINY` bytes, on the stack: join the lowest-ranked pair
 /// of neighbouring parts (the leftmost on ties) until none is a token.
 #[inline]
 fn merge_tiny(vocab: &Vocab, part: &[u8], out: &mut Vec<Rank>) {
