@@ -209,7 +209,7 @@ class Encoding(Tokenizer):
         """A copy of this encoding whose cache of merged words holds `capacity` entries.
 
         Words that are not one token are merged once and kept, across calls and threads, in
-        a table of fixed size (64 bytes an entry, 65,536 by default, allocated on first use);
+        a table of fixed size (65 bytes an entry, 65,536 by default, allocated on first use);
         a new word replaces what its entry held, so memory never grows with the input. It
         speeds up many short calls and the threads of a batch; ids never depend on it.
 

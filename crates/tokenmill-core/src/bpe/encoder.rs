@@ -226,6 +226,7 @@ impl CoreBpe {
             n += buf.len();
             buf.clear();
         })?;
+        scratch.finish(&self.vocab);
         Ok(n)
     }
 
@@ -234,7 +235,9 @@ impl CoreBpe {
     #[inline]
     pub fn encode_segment(&self, text: &str, out: &mut Vec<Rank>, scratch: &mut Scratch) -> Result<(), CoreError> {
         let mut sink = EncodeSink { vocab: &self.vocab, bytes: text.as_bytes(), out, scratch };
-        self.pretokenizer.for_each_piece_into(text, &mut sink)
+        self.pretokenizer.for_each_piece_into(text, &mut sink)?;
+        scratch.finish(&self.vocab);
+        Ok(())
     }
 
     /// Fails with `DisallowedSpecial` if `text` contains any token of `disallowed`.
@@ -333,5 +336,51 @@ impl PieceSink for EncodeSink<'_> {
     #[inline(always)]
     fn piece(&mut self, start: usize, end: usize) {
         encode_piece_with(self.vocab, &self.bytes[start..end], self.out, self.scratch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::{mix, pack};
+
+    #[test]
+    fn a_call_leaves_every_word_it_merged_in_the_encoders_cache() {
+        // Words of a, b and c over a vocabulary of their pairs: each word merges, and the
+        // encoder's cache is written in batches during the call and the rest at its end.
+        let mut v: Vec<(Vec<u8>, Rank)> = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
+        for (i, pair) in [b"ab", b"bc", b"ca", b"aa"].iter().enumerate() {
+            v.push((pair.to_vec(), 256 + i as Rank));
+        }
+        let words: Vec<String> = (0..300u32)
+            .map(|i| {
+                (0..7).map(|j| ['a', 'b', 'c'][((i * 7 + j * j + i / 3 + j * i) % 3) as usize]).collect::<String>()
+                    + &i.to_string()
+            })
+            .collect();
+        for n in [3, 300] {
+            for count in [false, true] {
+                let core = CoreBpe::new(v.clone(), vec![], r"[a-c]+|[0-9]|\s+").unwrap();
+                let text = words[..n].join(" ");
+                if count {
+                    core.count(&text, None, 1).unwrap();
+                } else {
+                    core.encode_ordinary(&text).unwrap();
+                }
+                let letters: Vec<&[u8]> =
+                    words[..n].iter().map(|w| w.trim_end_matches(|c: char| c.is_ascii_digit()).as_bytes()).collect();
+                // The cache is direct-mapped: a word may lose its slot to another word.
+                let slot = |w: &[u8]| (mix(pack(w).unwrap()) >> 32) as usize % core.vocab.shared_cache().slots();
+                for &w in &letters {
+                    let (key, mut got, mut want) = (pack(w).unwrap(), Vec::new(), Vec::new());
+                    encode_piece(&core.vocab, w, &mut want);
+                    if core.vocab.shared_cache().get(key, mix(key), &mut got) {
+                        assert_eq!(got, want);
+                    } else {
+                        assert!(letters.iter().any(|&o| o != w && slot(o) == slot(w)), "{w:?} not cached (n {n})");
+                    }
+                }
+            }
+        }
     }
 }

@@ -16,6 +16,7 @@
 
 use super::backtrack;
 use super::chars;
+use super::shared_cache::Pending;
 use super::vocab::{ByteSet, Vocab};
 use crate::table::{self, Key, ShortKeyTable};
 use crate::types::Rank;
@@ -51,6 +52,16 @@ pub struct Scratch {
     parts: PartCaching,
     /// State of `merge_backtrack`.
     search: backtrack::Search,
+    /// Merged pieces on their way to the encoder's cache (see `Pending`).
+    pending: Pending,
+}
+
+impl Scratch {
+    /// Ends a call's use of this scratch memory with `vocab`: writes what it merged to the
+    /// encoder's cache. (A call that skips this only leaves those pieces uncached.)
+    pub fn finish(&mut self, vocab: &Vocab) {
+        vocab.shared_cache().insert_pending(&mut self.pending);
+    }
 }
 
 /// Whether the parts that long pieces fall apart into go through the caches of merged
@@ -315,7 +326,7 @@ fn through_caches(
     }
     merge(out, scratch);
     scratch.cache.insert(key, &out[before..]);
-    shared.insert(key, hash, &out[before..]);
+    scratch.pending.push(shared, key, hash, &out[before..]);
     false
 }
 

@@ -9,8 +9,15 @@
 //! The shape: a direct-mapped table of 64-byte slots, one cache line each, holding a piece of
 //! at most 15 bytes (packed as in `table`) and its tokens (at most `MAX_TOKENS`). A piece goes
 //! to the slot its hash names and replaces what was there, so the memory is fixed
-//! (`slots * 64` bytes, allocated on the first insert) whatever the input, and a lookup reads
-//! one line. Pieces that do not fit (longer, or more tokens) are left to the per-call cache.
+//! (`slots * 65` bytes, allocated on the first insert) whatever the input. Beside the slots, a
+//! byte per slot holds 8 bits of its key's hash: a lookup reads that byte (the tags of 65,536
+//! slots are 64 KiB, which stay in the CPU's caches) and reads the slot's line only when it
+//! matches, so the misses of a first pass over new text cost no trip to memory. Pieces that
+//! do not fit (longer, or more tokens) are left to the per-call cache.
+//!
+//! Writes come in batches: a call queues what it merged (`Pending`, in its scratch memory)
+//! and writes 64 pieces at a time and the rest when it ends, first asking the CPU for all
+//! their slots' lines, so that their misses overlap.
 //!
 //! Thread safety without a lock: every slot is a sequence lock. A writer claims the slot by
 //! moving its counter from even to odd (a compare-and-swap: a writer that loses simply does
@@ -22,7 +29,7 @@
 //!
 //! What it does not do: decide what to cache (`merge`) or persist anything.
 
-use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{fence, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::OnceLock;
 
 use crate::table::Key;
@@ -52,16 +59,22 @@ struct Slot {
 /// See the module documentation. `Clone` gives an empty cache of the same size: a cache is
 /// not part of an encoder's meaning.
 pub struct SharedCache {
-    slots: OnceLock<SlotMemory>,
+    mem: OnceLock<Memory>,
     /// A power of two, or 0 when caching is off.
     n_slots: usize,
+    /// This cache's number, unique in the process: `Pending` entries name the cache they are
+    /// for, so that a call's scratch memory never writes them into another encoder's cache.
+    id: u64,
 }
+
+/// Numbers for `SharedCache::id` (0 names no cache).
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 impl SharedCache {
     /// A cache of `slots` slots, rounded down to a power of two (0: no cache).
     pub fn new(slots: usize) -> Self {
         let n_slots = if slots == 0 { 0 } else { 1 << slots.ilog2() };
-        SharedCache { slots: OnceLock::new(), n_slots }
+        SharedCache { mem: OnceLock::new(), n_slots, id: NEXT_ID.fetch_add(1, Ordering::Relaxed) }
     }
 
     /// Number of slots (0: caching is off).
@@ -69,18 +82,32 @@ impl SharedCache {
         self.n_slots
     }
 
+    /// The slot of a key whose `table::mix` is `hash`.
     #[inline(always)]
-    fn slot(slots: &[Slot], hash: u64) -> &Slot {
-        // The top bits: `table` uses them for its own index too, and they are the best mixed.
-        &slots[(hash >> 32) as usize & (slots.len() - 1)]
+    fn index(&self, hash: u64) -> usize {
+        // The high bits: they are the best mixed.
+        (hash >> 32) as usize & (self.n_slots - 1)
+    }
+
+    /// The tag of a key whose `table::mix` is `hash`: never 0 (an empty slot's), and from bits
+    /// that `index` uses only in caches of over 2^24 slots.
+    #[inline(always)]
+    fn tag(hash: u64) -> u8 {
+        (hash >> 56) as u8 | 1
     }
 
     /// Appends the cached tokens of `key` (whose `table::mix` is `hash`) to `out`; false on a
     /// miss (never caches, empty, or the slot holds another piece or is being written).
     #[inline]
     pub fn get(&self, key: Key, hash: u64, out: &mut Vec<Rank>) -> bool {
-        let Some(slots) = self.slots.get() else { return false };
-        let s = Self::slot(slots, hash);
+        let Some(mem) = self.mem.get() else { return false };
+        let i = self.index(hash);
+        // Most lookups of a first pass miss: the tag, in a table small enough to stay in the
+        // CPU's caches, turns nearly all of them away without reading the slot's line.
+        if mem.tags[i].load(Ordering::Relaxed) != Self::tag(hash) {
+            return false;
+        }
+        let s = &mem.slots[i];
         let seq = s.seq.load(Ordering::Acquire);
         if seq & 1 != 0 || s.key[0].load(Ordering::Relaxed) != key.0 || s.key[1].load(Ordering::Relaxed) != key.1 {
             return false;
@@ -107,8 +134,46 @@ impl SharedCache {
         if self.n_slots == 0 || tokens.is_empty() || tokens.len() > MAX_TOKENS {
             return;
         }
-        let slots = self.slots.get_or_init(|| slot_memory(self.n_slots));
-        let s = Self::slot(slots, hash);
+        self.write(self.memory(), hash, key, tokens);
+    }
+
+    /// Writes the entries of `pending` that are for this cache (see `Pending`), then empties
+    /// it.
+    ///
+    /// Why in batches: the slots are scattered over megabytes, so on a first pass over new
+    /// text each write misses the CPU's caches, and the claim of a slot (an atomic
+    /// compare-and-swap) waits for its line. Written one by one, as words were merged, those
+    /// waits cost a first pass over prose about a tenth of its time; here the lines of a whole
+    /// batch are requested first, and their misses overlap.
+    pub fn insert_pending(&self, pending: &mut Pending) {
+        if pending.cache == self.id && self.n_slots != 0 && !pending.entries.is_empty() {
+            let mem = self.memory();
+            for &(_, hash, ..) in &pending.entries {
+                prefetch(&mem.slots[self.index(hash)]);
+            }
+            for &(key, hash, start, len) in &pending.entries {
+                self.write(mem, hash, key, &pending.tokens[start as usize..(start + len) as usize]);
+            }
+        }
+        pending.entries.clear();
+        pending.tokens.clear();
+    }
+
+    /// The slots and tags, allocated on first use.
+    #[inline]
+    fn memory(&self) -> &Memory {
+        self.mem.get_or_init(|| Memory {
+            slots: slot_memory(self.n_slots),
+            tags: (0..self.n_slots).map(|_| AtomicU8::new(0)).collect(),
+        })
+    }
+
+    /// Writes `key` (whose `table::mix` is `hash`) and its tokens (at most `MAX_TOKENS`, not
+    /// empty) into its slot, unless another thread is writing it.
+    #[inline]
+    fn write(&self, mem: &Memory, hash: u64, key: Key, tokens: &[Rank]) {
+        let i = self.index(hash);
+        let s = &mem.slots[i];
         let seq = s.seq.load(Ordering::Relaxed);
         if seq & 1 != 0
             || s.seq.compare_exchange(seq, seq.wrapping_add(1), Ordering::Acquire, Ordering::Relaxed).is_err()
@@ -123,7 +188,68 @@ impl SharedCache {
         for (t, &v) in s.tokens.iter().zip(tokens) {
             t.store(v, Ordering::Relaxed);
         }
+        // Only a hint for `get`: a stale tag makes a lookup miss or read the slot for nothing.
+        mem.tags[i].store(Self::tag(hash), Ordering::Relaxed);
         s.seq.store(seq.wrapping_add(2), Ordering::Release);
+    }
+}
+
+/// A cache's memory: the slots, and a tag per slot (`SharedCache::tag` of the key it holds; 0
+/// while empty), 1 byte per 64 of slot.
+struct Memory {
+    slots: SlotMemory,
+    tags: Box<[AtomicU8]>,
+}
+
+/// Asks the CPU to start loading `slot`'s line (a hint: no effect on what any load returns).
+#[inline(always)]
+fn prefetch(slot: &Slot) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and reads nothing into the program; the address is a
+    // live slot.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot as *const Slot as *const i8)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = slot;
+}
+
+/// Merged short pieces of one call, on their way to the encoder's `SharedCache`: kept here
+/// and written `BATCH` at a time (`SharedCache::insert_pending`), the rest when the call
+/// ends. Entries name the cache they are for; flushed into any other, they are dropped, so a
+/// scratch reused with another encoder can only lose them.
+#[derive(Default, Debug, Clone)]
+pub struct Pending {
+    /// `SharedCache::id` of the entries' cache (0: none yet).
+    cache: u64,
+    /// Key, its `table::mix`, and where its tokens are in `tokens`.
+    entries: Vec<(Key, u64, u32, u32)>,
+    tokens: Vec<Rank>,
+}
+
+impl Pending {
+    /// Entries per batch: enough that their misses overlap, few enough that their lines are
+    /// still in the L1 cache when written (64 lines of 48 KiB).
+    pub const BATCH: usize = 64;
+
+    /// Queues `key`'s tokens for `cache` (nothing if the cache is off or they do not fit),
+    /// and writes the batch once it is full.
+    #[inline]
+    pub fn push(&mut self, cache: &SharedCache, key: Key, hash: u64, tokens: &[Rank]) {
+        if cache.n_slots == 0 || tokens.is_empty() || tokens.len() > MAX_TOKENS {
+            return;
+        }
+        if self.cache != cache.id {
+            // Entries for another cache are dropped, not written.
+            self.entries.clear();
+            self.tokens.clear();
+            self.cache = cache.id;
+        }
+        self.entries.push((key, hash, self.tokens.len() as u32, tokens.len() as u32));
+        self.tokens.extend_from_slice(tokens);
+        if self.entries.len() >= Self::BATCH {
+            cache.insert_pending(self);
+        }
     }
 }
 
@@ -241,12 +367,7 @@ impl Clone for SharedCache {
 
 impl std::fmt::Debug for SharedCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "SharedCache({} slots, {})",
-            self.n_slots,
-            if self.slots.get().is_some() { "in use" } else { "unused" }
-        )
+        write!(f, "SharedCache({} slots, {})", self.n_slots, if self.mem.get().is_some() { "in use" } else { "unused" })
     }
 }
 
@@ -271,6 +392,65 @@ mod tests {
         let off = SharedCache::new(0);
         off.insert(k, mix(k), &[1]);
         assert!(!off.get(k, mix(k), out));
+    }
+
+    #[test]
+    fn pending_pieces_are_written_in_batches_and_only_to_their_own_cache() {
+        let (c, other) = (SharedCache::new(1 << 12), SharedCache::new(1 << 12));
+        let keys: Vec<_> = (0..Pending::BATCH as u32 + 5).map(|i| pack(format!("p{i}").as_bytes()).unwrap()).collect();
+        let mut pending = Pending::default();
+        let cached = |c: &SharedCache, k: Key| {
+            let mut out = Vec::new();
+            c.get(k, mix(k), &mut out).then_some(out)
+        };
+        for (i, &k) in keys[..Pending::BATCH - 1].iter().enumerate() {
+            pending.push(&c, k, mix(k), &[i as u32, 7]);
+        }
+        assert_eq!(cached(&c, keys[0]), None, "a batch is written only when full");
+        pending.push(&c, keys[Pending::BATCH - 1], mix(keys[Pending::BATCH - 1]), &[1]);
+        assert_eq!(cached(&c, keys[0]), Some(vec![0, 7]));
+        assert_eq!(cached(&c, keys[Pending::BATCH - 1]), Some(vec![1]));
+        // The rest waits for the call's end; flushed into another cache, it is dropped.
+        let tail = keys[Pending::BATCH];
+        pending.push(&c, tail, mix(tail), &[5, 6, 7]);
+        other.insert_pending(&mut pending);
+        assert_eq!(cached(&other, tail), None);
+        c.insert_pending(&mut pending);
+        assert_eq!(cached(&c, tail), None, "dropped, not kept for later");
+        // Pushed for one cache after another, the earlier cache's entries are dropped.
+        pending.push(&other, tail, mix(tail), &[9]);
+        pending.push(&c, keys[1], mix(keys[1]), &[4]);
+        c.insert_pending(&mut pending);
+        other.insert_pending(&mut pending);
+        assert_eq!((cached(&c, keys[1]), cached(&other, tail)), (Some(vec![4]), None));
+        // A clone is another cache, and a cache that is off takes nothing.
+        let clone = c.clone();
+        pending.push(&c, tail, mix(tail), &[3]);
+        clone.insert_pending(&mut pending);
+        assert_eq!(cached(&clone, tail), None);
+        let off = SharedCache::new(0);
+        pending.push(&off, tail, mix(tail), &[3]);
+        off.insert_pending(&mut pending);
+        assert_eq!(cached(&off, tail), None);
+    }
+
+    #[test]
+    fn a_slot_taken_by_another_key_misses_for_the_first() {
+        // One slot: the tag turns the evicted key away, and the slot's key check backs it up
+        // when the tags are equal.
+        let c = SharedCache::new(1);
+        let keys: Vec<_> = (0..600u32).map(|i| pack(format!("k{i}").as_bytes()).unwrap()).collect();
+        for (i, &k) in keys.iter().enumerate() {
+            c.insert(k, mix(k), &[i as u32]);
+            let mut out = Vec::new();
+            assert!(c.get(k, mix(k), &mut out) && out == [i as u32]);
+            if i > 0 {
+                assert!(!c.get(keys[i - 1], mix(keys[i - 1]), &mut out));
+            }
+        }
+        // 600 keys over 128 tags: some pairs share a tag, so both paths were taken.
+        let same_tag = keys.windows(2).filter(|w| SharedCache::tag(mix(w[0])) == SharedCache::tag(mix(w[1]))).count();
+        assert!(same_tag > 0);
     }
 
     #[test]
