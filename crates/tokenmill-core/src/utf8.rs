@@ -245,6 +245,39 @@ mod simd {
         o
     }
 
+    /// Converts the ASCII units of `src` from `i` on, 16 at a time while a whole block of 16
+    /// is ASCII, writing at `dst[o..]`; returns how many units it took and the new end.
+    ///
+    /// # Safety
+    /// The CPU must have SSE2 (every x86_64 has). `dst` must be at least `4 * src.len() + 4`
+    /// long and `o <= 4 * i` (else nothing is converted).
+    #[target_feature(enable = "sse2")]
+    pub(super) unsafe fn ucs4_ascii(src: &[u32], dst: &mut [u8], i: usize, o: usize) -> (usize, usize) {
+        let n = src.len();
+        if dst.len() < 4 * n + 4 || o > 4 * i {
+            return (0, o);
+        }
+        let (mut k, mut o) = (i, o);
+        let (zero, high) = (_mm_setzero_si128(), _mm_set1_epi32(!0x7f));
+        while k + 16 <= n {
+            // SAFETY (loads): 16 units at `k`, `k + 16 <= n`.
+            let p = src.as_ptr().add(k);
+            let (a, b) = (_mm_loadu_si128(p.cast()), _mm_loadu_si128(p.add(4).cast()));
+            let (c, d) = (_mm_loadu_si128(p.add(8).cast()), _mm_loadu_si128(p.add(12).cast()));
+            let any = _mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d));
+            if _mm_movemask_epi8(_mm_cmpeq_epi32(_mm_and_si128(any, high), zero)) != 0xffff {
+                break;
+            }
+            // Values below 0x80 pass both packs unchanged.
+            let bytes = _mm_packus_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d));
+            // SAFETY (store): 16 bytes at `o <= 4 * k` with `k + 16 <= n`: within `dst`.
+            _mm_storeu_si128(dst.as_mut_ptr().add(o).cast(), bytes);
+            k += 16;
+            o += 16;
+        }
+        (k - i, o)
+    }
+
     /// `super::ucs2` with SSSE3: the same contract (`dst` at least `3 * src.len() + 32`
     /// long, else nothing is converted).
     ///
@@ -339,13 +372,29 @@ mod simd {
 
 /// UCS-4 to UTF-8 in `dst` (at least `4 * src.len() + 4` long); returns the length written or
 /// the index of the first unit that is a surrogate or above U+10FFFF.
+///
+/// Why a fast path: one char above U+FFFF (an emoji, a math letter) makes Python store a
+/// whole text four bytes a char, so a large file of code or English is UCS-4 for the sake of a
+/// dozen chars; its ASCII runs go 16 units a step.
 fn ucs4(src: &[u32], dst: &mut [u8]) -> Result<usize, usize> {
-    let mut o = 0;
-    for (i, &c) in src.iter().enumerate() {
-        if (0xd800..0xe000).contains(&c) || c > 0x10_ffff {
-            return Err(i);
+    let (mut i, mut o) = (0, 0);
+    let n = src.len();
+    while i < n {
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: SSE2 is part of x86_64.
+            let (ascii, at) = unsafe { simd::ucs4_ascii(src, dst, i, o) };
+            i += ascii;
+            o = at;
         }
-        o = put(dst, o, encode(c));
+        // Then the next 16 units (or the rest) one at a time.
+        for (k, &c) in src.iter().enumerate().skip(i).take(16) {
+            if (0xd800..0xe000).contains(&c) || c > 0x10_ffff {
+                return Err(k);
+            }
+            o = put(dst, o, encode(c));
+            i += 1;
+        }
     }
     Ok(o)
 }
@@ -439,12 +488,12 @@ mod tests {
 
     #[test]
     fn long_ascii_runs_end_anywhere() {
-        // The Latin-1 and UCS-2 paths take ASCII 32 bytes or 16 units a step once a block is
-        // all ASCII: a run of any length, then each wider kind of char or a surrogate, at
+        // The Latin-1, UCS-2 and UCS-4 paths take ASCII 32 bytes or 16 units a step once a
+        // block is all ASCII: a run of any length, then each wider kind of char or a surrogate, at
         // every offset.
         let mut out = "keep".to_string();
         for run in 0..90 {
-            for c in ['\u{80}', 'é', 'ж', '日', '\u{ffff}'] {
+            for c in ['\u{80}', 'é', 'ж', '日', '\u{ffff}', '😀', '\u{10ffff}'] {
                 for tail in [0, 1, 9, 17, 40] {
                     check(&format!("{}{c}{}", "a".repeat(run), "b".repeat(tail)));
                 }
@@ -452,6 +501,11 @@ mod tests {
             let mut units = vec![0x61u16; run + 20];
             units[run] = 0xdc00;
             assert_eq!(push_utf8(Units::Ucs2(&units), &mut out), Err(run));
+            for bad in [0xd800, 0xdfff, 0x11_0000, u32::MAX] {
+                let mut units = vec![0x61u32; run + 20];
+                units[run] = bad;
+                assert_eq!(push_utf8(Units::Ucs4(&units), &mut out), Err(run));
+            }
         }
         assert_eq!(out, "keep");
     }
