@@ -566,6 +566,22 @@ def test_every_kind_of_str_is_read_and_left_as_it_was(tm, tk, shared_data):
         assert [tok.encode(t) for t in texts] == got
 
 
+def test_long_ascii_runs_in_every_kind_of_str_match_tiktoken(tm, tk):
+    # The transcoder takes ASCII 16 units (32 bytes for Latin-1) a step once a block is all
+    # ASCII: runs of every length, ending in each wider kind of char, in str objects of each
+    # width, against tiktoken (which reads Python's own UTF-8 form). tokenmill goes first, so
+    # it meets the strings without a UTF-8 form attached.
+    enc, ref = tm("o200k_base"), tk("o200k_base")
+    texts = [
+        "ab cd" * (run // 5) + "x" * (run % 5) + wide + " tail of words" * 5
+        for wide in ["\x80", "é", "ж", "日", "\uffff", "😀", "\U0010ffff"]
+        for run in range(0, 90, 3)
+    ]
+    got = [enc.encode(t) for t in texts]
+    assert enc.encode_batch(texts, num_threads=2) == got
+    assert got == [ref.encode_ordinary(t) for t in texts]
+
+
 def test_batch_list_shrunk_by_another_thread_fails_cleanly(tm):
     # A list is read in place, chunk by chunk, and other Python threads run while a chunk is
     # encoded: a list emptied meanwhile gives either the full result (read before) or a clear
