@@ -142,9 +142,9 @@ impl SharedCache {
     ///
     /// Why in batches: the slots are scattered over megabytes, so on a first pass over new
     /// text each write misses the CPU's caches, and the claim of a slot (an atomic
-    /// compare-and-swap) waits for its line. Written one by one, as words were merged, those
-    /// waits cost a first pass over prose about a tenth of its time; here the lines of a whole
-    /// batch are requested first, and their misses overlap.
+    /// compare-and-swap) waits for its line. Here the lines of a whole batch are requested
+    /// first, and their misses overlap. (With the tags, this took a first pass over 3.5 MB of
+    /// prose from 112 to 119 MB/s; the cache off reads 127.)
     pub fn insert_pending(&self, pending: &mut Pending) {
         if pending.cache == self.id && self.n_slots != 0 && !pending.entries.is_empty() {
             let mem = self.memory();
@@ -229,7 +229,7 @@ pub struct Pending {
 
 impl Pending {
     /// Entries per batch: enough that their misses overlap, few enough that their lines are
-    /// still in the L1 cache when written (64 lines of 48 KiB).
+    /// still in the L1 cache when written (64 lines are 4 KiB).
     pub const BATCH: usize = 64;
 
     /// Queues `key`'s tokens for `cache` (nothing if the cache is off or they do not fit),
