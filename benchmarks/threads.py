@@ -1,0 +1,73 @@
+"""One large text on two threads against one (issue 14's ">= 1.85x one thread").
+
+`encode_to_numpy` of 16.4 MB (the King James Bible and the fr/ja/zh Debian handbooks from
+../shared/data/corpus, twice over: a non-ASCII `str`, so the parallel path also transcodes
+it part by part on its threads), alternating a 1-thread and a 2-thread call in one process,
+`--rounds` times. Reports each speed and the speed-up of the best calls and of the medians,
+with `busy` (CPU time of the 2-thread call over twice its wall time: 1.0 when neither thread
+waits) and `cpu+` (CPU time of the 2-thread call over the 1-thread call's: above 1.0 when the
+same work costs more on two threads). numpy's BLAS threads are held to one
+(`OPENBLAS_NUM_THREADS=1`) so that they do not spin on the second core.
+
+    python benchmarks/threads.py [--encodings o200k_base cl100k_base] [--rounds 6]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+# Before numpy is imported (by tokenmill, in `measure`).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent / "tests")]
+
+
+def text_of_corpus() -> str:
+    import peers
+
+    base = peers.shared_data() / "corpus"
+    names = ["kjv.txt.gz"] + [f"debian-handbook.{lang}.txt.gz" for lang in ("fr-FR", "ja-JP", "zh-CN")]
+    parts = [gzip.open(base / name, "rt", encoding="utf-8").read() for name in names]
+    return "".join(parts) * 2
+
+
+def measure(enc_name: str, text: str, rounds: int) -> str:
+    import tokenmill
+
+    enc = tokenmill.get_encoding(enc_name)
+    enc.encode_to_numpy(text[:100_000], num_threads=2)  # lazy set-up, thread pool
+    runs: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
+    for _ in range(rounds):
+        for threads in (1, 2):
+            c0, t0 = time.process_time(), time.perf_counter()
+            enc.encode_to_numpy(text, num_threads=threads)
+            runs[threads].append((time.perf_counter() - t0, time.process_time() - c0))
+    mb = len(text.encode("utf-8")) / 1e6
+    (w1, c1), (w2, c2) = min(runs[1]), min(runs[2])
+    m1, m2 = (statistics.median(w for w, _ in runs[t]) for t in (1, 2))
+    return (
+        f"{enc_name:12s} {mb:5.1f} MB  1 thread {mb / w1:6.1f} MB/s  2 threads {mb / w2:6.1f} MB/s  "
+        f"speed-up {w1 / w2:.2f}x (medians {m1 / m2:.2f}x)  busy {c2 / w2 / 2:.2f}  cpu+ {c2 / c1:.2f}"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--encodings", nargs="+", default=["o200k_base", "cl100k_base"])
+    ap.add_argument("--rounds", type=int, default=6, help="alternations of a 1- and a 2-thread call (default 6)")
+    args = ap.parse_args()
+    if os.cpu_count() is not None and os.cpu_count() < 2:
+        sys.exit("threads.py needs at least two cores")
+    text = text_of_corpus()
+    for enc_name in args.encodings:
+        print(measure(enc_name, text, args.rounds), flush=True)
+
+
+if __name__ == "__main__":
+    main()
