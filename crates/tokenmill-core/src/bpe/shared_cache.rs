@@ -126,15 +126,20 @@ impl SharedCache {
         true
     }
 
-    /// Caches `tokens` for `key` (whose `table::mix` is `hash`), replacing what its slot held;
-    /// does nothing when caching is off, the tokens do not fit, or another thread is writing
-    /// the slot.
-    #[inline]
-    pub fn insert(&self, key: Key, hash: u64, tokens: &[Rank]) {
-        if self.n_slots == 0 || tokens.is_empty() || tokens.len() > MAX_TOKENS {
-            return;
+    /// Whether this cache takes `tokens`: it is on, and they fit a slot.
+    #[inline(always)]
+    fn takes(&self, tokens: &[Rank]) -> bool {
+        self.n_slots != 0 && !tokens.is_empty() && tokens.len() <= MAX_TOKENS
+    }
+
+    /// Caches `tokens` for `key` (whose `table::mix` is `hash`) at once, replacing what its
+    /// slot held; does nothing when the cache does not take them or another thread is writing
+    /// the slot. (Encoding goes through `Pending`; this is the tests' way in.)
+    #[cfg(test)]
+    fn insert(&self, key: Key, hash: u64, tokens: &[Rank]) {
+        if self.takes(tokens) {
+            self.write(self.memory(), hash, key, tokens);
         }
-        self.write(self.memory(), hash, key, tokens);
     }
 
     /// Writes the entries of `pending` that are for this cache (see `Pending`), then empties
@@ -236,7 +241,7 @@ impl Pending {
     /// and writes the batch once it is full.
     #[inline]
     pub fn push(&mut self, cache: &SharedCache, key: Key, hash: u64, tokens: &[Rank]) {
-        if cache.n_slots == 0 || tokens.is_empty() || tokens.len() > MAX_TOKENS {
+        if !cache.takes(tokens) {
             return;
         }
         if self.cache != cache.id {
