@@ -2,9 +2,9 @@
 //! encoder, in a table of fixed size.
 //!
 //! Why: a word that is not a single token costs dozens of merge steps every time it is met.
-//! Each call already keeps its own cache (`merge::Scratch`), but a long-running process (a
-//! server, a pass over a corpus in many calls) and the threads of one batch would otherwise
-//! merge the same words again and again.
+//! This cache serves the call that merged a word, its later calls (a server, a pass over a
+//! corpus in many calls) and the other threads of a batch. It is the first place encoding
+//! looks; a call's own cache (`merge::Scratch`) holds only what this one does not take.
 //!
 //! The shape: a direct-mapped table of 64-byte slots, one cache line each, holding a piece of
 //! at most 15 bytes (packed as in `table`) and its tokens (at most `MAX_TOKENS`). A piece goes
@@ -17,7 +17,8 @@
 //!
 //! Writes come in batches: a call queues what it merged (`Pending`, in its scratch memory)
 //! and writes 64 pieces at a time and the rest when it ends, first asking the CPU for all
-//! their slots' lines, so that their misses overlap.
+//! their slots' lines, so that their misses overlap. Until then the call finds them in its
+//! queue.
 //!
 //! Thread safety without a lock: every slot is a sequence lock. A writer claims the slot by
 //! moving its counter from even to odd (a compare-and-swap: a writer that loses simply does
@@ -162,6 +163,7 @@ impl SharedCache {
         }
         pending.entries.clear();
         pending.tokens.clear();
+        pending.recent = Recent::default();
     }
 
     /// The slots and tags, allocated on first use.
@@ -230,6 +232,21 @@ pub struct Pending {
     /// Key, its `table::mix`, and where its tokens are in `tokens`.
     entries: Vec<(Key, u64, u32, u32)>,
     tokens: Vec<Rank>,
+    /// By 8 bits of a key's hash: 1 + the position of the last entry with those bits, or 0.
+    recent: Recent,
+}
+
+/// `Pending::recent` (a newtype for its `Default`).
+#[derive(Debug, Clone)]
+struct Recent([u8; 256]);
+
+// Positions in a batch fit `Recent`'s bytes.
+const _: () = assert!(Pending::BATCH < 256);
+
+impl Default for Recent {
+    fn default() -> Self {
+        Recent([0; 256])
+    }
 }
 
 impl Pending {
@@ -237,23 +254,46 @@ impl Pending {
     /// still in the L1 cache when written (64 lines are 4 KiB).
     pub const BATCH: usize = 64;
 
-    /// Queues `key`'s tokens for `cache` (nothing if the cache is off or they do not fit),
-    /// and writes the batch once it is full.
+    /// Queues `key`'s tokens for `cache` and writes the batch once it is full; false (nothing
+    /// queued) if the cache is off or they do not fit a slot.
     #[inline]
-    pub fn push(&mut self, cache: &SharedCache, key: Key, hash: u64, tokens: &[Rank]) {
+    pub fn push(&mut self, cache: &SharedCache, key: Key, hash: u64, tokens: &[Rank]) -> bool {
         if !cache.takes(tokens) {
-            return;
+            return false;
         }
         if self.cache != cache.id {
             // Entries for another cache are dropped, not written.
             self.entries.clear();
             self.tokens.clear();
+            self.recent = Recent::default();
             self.cache = cache.id;
         }
         self.entries.push((key, hash, self.tokens.len() as u32, tokens.len() as u32));
         self.tokens.extend_from_slice(tokens);
+        self.recent.0[(hash >> 8) as u8 as usize] = self.entries.len() as u8;
         if self.entries.len() >= Self::BATCH {
             cache.insert_pending(self);
+        }
+        true
+    }
+
+    /// Appends the queued tokens of `key` (whose `table::mix` is `hash`) for `cache` to `out`;
+    /// false if none are queued.
+    ///
+    /// Why: a word often comes back within the next few dozen merged pieces (a name, a term),
+    /// before its batch is written.
+    #[inline]
+    pub fn get(&self, cache: &SharedCache, key: Key, hash: u64, out: &mut Vec<Rank>) -> bool {
+        let at = self.recent.0[(hash >> 8) as u8 as usize] as usize;
+        if at == 0 || self.cache != cache.id {
+            return false;
+        }
+        match self.entries.get(at - 1) {
+            Some(&(k, _, start, len)) if k == key => {
+                out.extend_from_slice(&self.tokens[start as usize..(start + len) as usize]);
+                true
+            }
+            _ => false,
         }
     }
 }
@@ -437,6 +477,48 @@ mod tests {
         pending.push(&off, tail, mix(tail), &[3]);
         off.insert_pending(&mut pending);
         assert_eq!(cached(&off, tail), None);
+    }
+
+    #[test]
+    fn queued_pieces_are_found_until_written_and_only_for_their_cache() {
+        let (c, other) = (SharedCache::new(1 << 12), SharedCache::new(1 << 12));
+        let mut pending = Pending::default();
+        let queued = |p: &Pending, c: &SharedCache, k: Key| {
+            let mut out = vec![99];
+            p.get(c, k, mix(k), &mut out).then_some(out)
+        };
+        // More keys than the index has entries: some share one, and only the last queued of
+        // those is found (the others miss, which only costs a merge).
+        let keys: Vec<_> = (0..Pending::BATCH as u32 - 1).map(|i| pack(format!("q{i}").as_bytes()).unwrap()).collect();
+        let mut found = 0;
+        for (i, &k) in keys.iter().enumerate() {
+            assert!(pending.push(&c, k, mix(k), &[i as u32, 1]));
+            assert_eq!(queued(&pending, &c, k), Some(vec![99, i as u32, 1]), "the last one queued is found");
+        }
+        for (i, &k) in keys.iter().enumerate() {
+            if let Some(out) = queued(&pending, &c, k) {
+                assert_eq!(out, [99, i as u32, 1]);
+                found += 1;
+            }
+            assert_eq!(queued(&pending, &other, k), None, "not for another cache");
+        }
+        assert!(found > keys.len() / 2);
+        let absent = pack(b"absent").unwrap();
+        assert_eq!(queued(&pending, &c, absent), None);
+        // Too many tokens for a slot, or a cache that is off: not queued.
+        assert!(!pending.push(&c, absent, mix(absent), &[1; MAX_TOKENS + 1]));
+        assert!(!pending.push(&SharedCache::new(0), absent, mix(absent), &[1]));
+        assert_eq!(queued(&pending, &c, absent), None);
+        // Once written (the batch is full, or the call ends), the cache holds them instead.
+        pending.push(&c, absent, mix(absent), &[2]);
+        assert_eq!(queued(&pending, &c, keys[0]), None);
+        let mut out = vec![];
+        assert!(c.get(keys[0], mix(keys[0]), &mut out) && out == [0, 1]);
+        let tail = pack(b"tail").unwrap();
+        pending.push(&c, tail, mix(tail), &[3]);
+        assert_eq!(queued(&pending, &c, tail), Some(vec![99, 3]));
+        c.insert_pending(&mut pending);
+        assert_eq!(queued(&pending, &c, tail), None);
     }
 
     #[test]
