@@ -297,21 +297,24 @@ def first_pass(encodings, corpora, mb: float, rounds: int, log) -> int:
     results: dict = {}
     for enc_name in encodings:
         for corpus in corpora:
-            for lib in libs:
-                runs = []
-                for _ in range(rounds):
+            # The libraries take turns, round by round: the host's speed drifts over tens of
+            # seconds, and rows run one after the other would put the drift into the ratio.
+            all_runs: dict = {lib: [] for lib in libs}
+            for _ in range(rounds):
+                for lib in libs:
                     cmd = pin + [sys.executable, __file__, "--first-pass-child", json.dumps([lib, enc_name, corpus, mb])]
                     r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "RAYON_NUM_THREADS": "1"})
                     if r.returncode != 0:
                         raise SystemExit(f"{lib} {enc_name} {corpus} failed:\n{r.stderr[-2000:]}")
-                    runs.append(json.loads(r.stdout.strip().splitlines()[-1]))
+                    all_runs[lib].append(json.loads(r.stdout.strip().splitlines()[-1]))
+            for lib, runs in all_runs.items():
                 med = {k: statistics.median(x[k] for x in runs) for k in ("first", "second", "same", "rss_mb")}
                 med["digest"], med["mb"] = runs[0]["digest"], runs[0]["mb"]
                 results[(enc_name, corpus, lib)] = med
                 log(f"{enc_name} {corpus} {lib}: " + " ".join(f"{k} {med[k]:.1f}" for k in ("first", "second", "same")))
     print(cpu_model())
-    print(f"{versions()}; one core ({'taskset -c 0' if pin else 'not pinned'}), fresh process per row, median of "
-          f"{rounds}; A = first half of the text (first pass over new text), B = second half after A, B again; MB/s")
+    print(f"{versions()}; one core ({'taskset -c 0' if pin else 'not pinned'}), a fresh process per run, the "
+          f"libraries taking turns, median of {rounds}; A = first half of the text (first pass over new text), B = second half after A, B again; MB/s")
     head = f"{'encoding':12} {'corpus':13} {'library':10} {'MB':>5} {'first A':>8} {'new B':>8} {'same B':>8} {'RSS MB':>7}  vs gigatoken (first/new/same)  same ids"
     print(head)
     print("-" * len(head))
