@@ -78,23 +78,30 @@ def main() -> int:
         return 0
     pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
     print(f"one call per line; {args.mb} MB per corpus (A = first half, B = second half); "
-          f"MB/s, median of {args.rounds} fresh processes{', pinned to core 0' if pin else ''}")
+          f"MB/s, median of {args.rounds} fresh processes, the libraries taking turns{', pinned to core 0' if pin else ''}")
     print(f"{'encoding':12} {'corpus':13} {'library':22} {'A':>7} {'new B':>7} {'same B':>7}")
+    libs = args.libs.split(",")
     for enc_name in args.encodings.split(","):
         for corpus in args.corpora.split(","):
-            for lib in args.libs.split(","):
-                runs = []
-                for _ in range(args.rounds):
+            # The libraries take turns, round by round, so that the host's drift over tens of
+            # seconds lands on all of them (run one after the other, a row could read "no
+            # cache" faster than the cache).
+            runs: dict = {lib: [] for lib in libs}
+            for _ in range(args.rounds):
+                for lib in libs:
+                    if runs[lib] and "error" in runs[lib][0]:
+                        continue
                     p = subprocess.run([*pin, sys.executable, __file__, "--child", json.dumps([lib, enc_name, corpus, args.mb])],
                                        capture_output=True, text=True)
                     if p.returncode != 0:
-                        runs = [{"error": (p.stderr.strip().splitlines() or ["failed"])[-1]}]
-                        break
-                    runs.append(json.loads(p.stdout))
-                if "error" in runs[0]:
-                    print(f"{enc_name:12} {corpus:13} {lib:22} skipped: {runs[0]['error']}")
+                        runs[lib] = [{"error": (p.stderr.strip().splitlines() or ["failed"])[-1]}]
+                        continue
+                    runs[lib].append(json.loads(p.stdout))
+            for lib in libs:
+                if "error" in runs[lib][0]:
+                    print(f"{enc_name:12} {corpus:13} {lib:22} skipped: {runs[lib][0]['error']}")
                     continue
-                med = {k: statistics.median(r[k] for r in runs) for k in ("A", "new B", "same B")}
+                med = {k: statistics.median(r[k] for r in runs[lib]) for k in ("A", "new B", "same B")}
                 print(f"{enc_name:12} {corpus:13} {lib:22} {med['A']:7.1f} {med['new B']:7.1f} {med['same B']:7.1f}")
     return 0
 
