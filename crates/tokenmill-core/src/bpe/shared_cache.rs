@@ -165,9 +165,7 @@ impl SharedCache {
                 self.write(mem, hash, key, &pending.tokens[start as usize..(start + len) as usize]);
             }
         }
-        pending.entries.clear();
-        pending.tokens.clear();
-        pending.recent = Recent::default();
+        pending.clear();
     }
 
     /// The slots and tags, allocated on first use.
@@ -267,9 +265,7 @@ impl Pending {
         }
         if self.cache != cache.id {
             // Entries for another cache are dropped, not written.
-            self.entries.clear();
-            self.tokens.clear();
-            self.recent = Recent::default();
+            self.clear();
             self.cache = cache.id;
         }
         self.entries.push((key, hash, self.tokens.len() as u32, tokens.len() as u32));
@@ -279,6 +275,13 @@ impl Pending {
             cache.insert_pending(self);
         }
         true
+    }
+
+    /// Drops every queued entry and its index.
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.tokens.clear();
+        self.recent = Recent::default();
     }
 
     /// Appends the queued tokens of `key` (whose `table::mix` is `hash`) for `cache` to `out`;
