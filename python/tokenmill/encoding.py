@@ -210,7 +210,8 @@ class Encoding(Tokenizer):
 
         Words that are not one token are merged once and kept, across calls and threads, in
         a table of fixed size (65 bytes an entry, 65,536 by default, allocated on first use);
-        a new word replaces what its entry held, so memory never grows with the input. It
+        a word may go to either of two entries, and a new word replaces the older of the two,
+        so memory never grows with the input. It
         serves the call that merged a word, later calls (many short calls gain most) and the
         other threads of a batch; with 0, each call keeps its own cache instead. Ids never
         depend on it.

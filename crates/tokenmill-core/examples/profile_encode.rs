@@ -2,8 +2,10 @@
 //! Prints MB/s for pre-tokenization alone and for the full encode (no Python involved).
 //! PROFILE_LOOP=N encodes each text N times and PRETOKENIZE_LOOP=N only pre-tokenizes (for
 //! `perf record`, with CARGO_PROFILE_RELEASE_DEBUG=line-tables-only for source lines);
-//! LINES=N encodes line by line, one call each; CHAR_STATS=1 counts the characters that merging may start whole; CACHE_SLOTS=N sizes the
-//! encoder's shared cache of merged pieces (0: none).
+//! LINES=N encodes line by line, one call each; PASSES=N prints the MB/s of each of N passes
+//! (a first pass, then passes that find the encoder's cache filled); CHAR_STATS=1 counts the
+//! characters that merging may start whole; CACHE_SLOTS=N sizes the encoder's shared cache of
+//! merged pieces (0: none).
 
 use std::time::Instant;
 
@@ -90,6 +92,22 @@ fn main() {
                 "{path}: per line {:.1} MB/s ({total} tokens)",
                 (text.len() * n) as f64 / 1e6 / t.elapsed().as_secs_f64()
             );
+        }
+        return;
+    }
+    // PASSES=N: encode each text N times in one process and print each pass's MB/s (the first
+    // is a first pass over new text; the later ones find the encoder's cache filled).
+    if let Some(n) = std::env::var("PASSES").ok().and_then(|v| v.parse::<usize>().ok()) {
+        for path in &args[3..] {
+            let text = String::from_utf8(std::fs::read(path).expect("read text")).expect("utf-8");
+            let speeds: Vec<String> = (0..n)
+                .map(|_| {
+                    let t = Instant::now();
+                    std::hint::black_box(core.encode_ordinary(&text).unwrap());
+                    format!("{:.1}", text.len() as f64 / 1e6 / t.elapsed().as_secs_f64())
+                })
+                .collect();
+            println!("{path}: passes MB/s {}", speeds.join(" "));
         }
         return;
     }

@@ -6,14 +6,19 @@
 //! corpus in many calls) and the other threads of a batch. It is the first place encoding
 //! looks; a call's own cache (`merge::Scratch`) holds only what this one does not take.
 //!
-//! The shape: a direct-mapped table of 64-byte slots, one cache line each, holding a piece of
-//! at most 15 bytes (packed as in `table`) and its tokens (at most `MAX_TOKENS`). A piece goes
-//! to the slot its hash names and replaces what was there, so the memory is fixed
-//! (`slots * 65` bytes, allocated on the first insert) whatever the input. Beside the slots, a
-//! byte per slot holds 8 bits of its key's hash: a lookup reads that byte (the tags of 65,536
-//! slots are 64 KiB, which stay in the CPU's caches) and reads the slot's line only when it
-//! matches, so the misses of a first pass over new text cost no trip to memory. Pieces that
-//! do not fit (longer, or more tokens) are left to the per-call cache.
+//! The shape: a two-way set-associative table of 64-byte slots, one cache line each, holding a
+//! piece of at most 15 bytes (packed as in `table`) and its tokens (at most `MAX_TOKENS`). A
+//! piece goes to one of the two slots of the set its hash names (adjacent lines), into an
+//! empty one or else replacing the one written longer ago, so the memory is fixed
+//! (`slots * 65` bytes, allocated on the first insert) whatever the input. Why two ways: the
+//! 19,292 distinct short words that need merges in 3.5 MB of English prose lost 2,607 of their
+//! slots to later words when each had one slot of 65,536, and each of those was merged again
+//! on every later pass; with two ways 809 are lost.
+//! Beside the slots, a byte per slot holds 8 bits of its key's hash: a lookup reads the set's
+//! two bytes (the tags of 65,536 slots are 64 KiB, which stay in the CPU's caches) and reads a
+//! slot's line only when its byte matches, so the misses of a first pass over new text cost
+//! no trip to memory. Pieces that do not fit (longer, or more tokens) are left to the
+//! per-call cache.
 //!
 //! Writes come in batches: a call queues what it merged (`Pending`, in its scratch memory)
 //! and writes 64 pieces at a time and the rest when it ends, first asking the CPU for all
@@ -83,32 +88,39 @@ impl SharedCache {
         self.n_slots
     }
 
-    /// The slot of a key whose `table::mix` is `hash`.
+    /// The two slots of the set of a key whose `table::mix` is `hash`: adjacent lines, 128
+    /// bytes in all (the same slot twice in a cache of one slot).
     #[inline(always)]
-    fn index(&self, hash: u64) -> usize {
+    fn set(&self, hash: u64) -> (usize, usize) {
         // The high bits: they are the best mixed.
-        (hash >> 32) as usize & (self.n_slots - 1)
+        let i0 = (hash >> 32) as usize & (self.n_slots - 1) & !1;
+        (i0, i0 | (self.n_slots > 1) as usize)
     }
 
     /// The tag of a key whose `table::mix` is `hash`: never 0 (an empty slot's), and from bits
-    /// that `index` uses only in caches of over 2^24 slots.
+    /// that `set` uses only in caches of over 2^24 slots.
     #[inline(always)]
     fn tag(hash: u64) -> u8 {
         (hash >> 56) as u8 | 1
     }
 
     /// Appends the cached tokens of `key` (whose `table::mix` is `hash`) to `out`; false on a
-    /// miss (never caches, empty, or the slot holds another piece or is being written).
+    /// miss (never caches, empty, or neither slot of its set holds it, or one is being
+    /// written).
     #[inline]
     pub fn get(&self, key: Key, hash: u64, out: &mut Vec<Rank>) -> bool {
         let Some(mem) = self.mem.get() else { return false };
-        let i = self.index(hash);
-        // Most lookups of a first pass miss: the tag, in a table small enough to stay in the
-        // CPU's caches, turns nearly all of them away without reading the slot's line.
-        if mem.tags[i].load(Ordering::Relaxed) != Self::tag(hash) {
-            return false;
-        }
-        let s = &mem.slots[i];
+        let (i0, i1) = self.set(hash);
+        let tag = Self::tag(hash);
+        // Most lookups of a first pass miss: the tags, in a table small enough to stay in the
+        // CPU's caches, turn nearly all of them away without reading a slot's line.
+        (mem.tags[i0].load(Ordering::Relaxed) == tag && Self::read(&mem.slots[i0], key, out))
+            || (mem.tags[i1].load(Ordering::Relaxed) == tag && Self::read(&mem.slots[i1], key, out))
+    }
+
+    /// Appends the tokens of slot `s` to `out` if it holds `key` and is not being written.
+    #[inline(always)]
+    fn read(s: &Slot, key: Key, out: &mut Vec<Rank>) -> bool {
         let seq = s.seq.load(Ordering::Acquire);
         if seq & 1 != 0 || s.key[0].load(Ordering::Relaxed) != key.0 || s.key[1].load(Ordering::Relaxed) != key.1 {
             return false;
@@ -159,7 +171,9 @@ impl SharedCache {
         if pending.cache == self.id && self.n_slots != 0 {
             let mem = self.memory();
             for &(_, hash, ..) in &pending.entries {
-                prefetch(&mem.slots[self.index(hash)]);
+                let (i0, i1) = self.set(hash);
+                prefetch(&mem.slots[i0]);
+                prefetch(&mem.slots[i1]);
             }
             for &(key, hash, start, len) in &pending.entries {
                 self.write(mem, hash, key, &pending.tokens[start as usize..(start + len) as usize]);
@@ -178,10 +192,41 @@ impl SharedCache {
     }
 
     /// Writes `key` (whose `table::mix` is `hash`) and its tokens (at most `MAX_TOKENS`, not
-    /// empty) into its slot, unless another thread is writing it.
+    /// empty) into a slot of its set, unless another thread is writing that slot: the slot
+    /// that holds the key already, else an empty one, else the one written longer ago.
     #[inline]
     fn write(&self, mem: &Memory, hash: u64, key: Key, tokens: &[Rank]) {
-        let i = self.index(hash);
+        let (i0, i1) = self.set(hash);
+        let (s0, s1) = (&mem.slots[i0], &mem.slots[i1]);
+        let tag = Self::tag(hash);
+        let holds = |i: usize, s: &Slot| {
+            mem.tags[i].load(Ordering::Relaxed) == tag
+                && s.key[0].load(Ordering::Relaxed) == key.0
+                && s.key[1].load(Ordering::Relaxed) == key.1
+        };
+        let (t0, t1) = (mem.tags[i0].load(Ordering::Relaxed), mem.tags[i1].load(Ordering::Relaxed));
+        // Every write adds 2 to its slot's counter, so half the sum of the two counts the
+        // set's writes, and its parity takes turns: the slot written longer ago (first in,
+        // first out; only a heuristic while other threads write the set too).
+        let older = |s0: &Slot, s1: &Slot| {
+            let n = (s0.seq.load(Ordering::Relaxed) >> 1).wrapping_add(s1.seq.load(Ordering::Relaxed) >> 1);
+            if n & 1 == 0 {
+                i0
+            } else {
+                i1
+            }
+        };
+        let i = if holds(i0, s0) {
+            i0
+        } else if holds(i1, s1) {
+            i1
+        } else if t0 == 0 {
+            i0
+        } else if t1 == 0 {
+            i1
+        } else {
+            older(s0, s1)
+        };
         let s = &mem.slots[i];
         let seq = s.seq.load(Ordering::Relaxed);
         if seq & 1 != 0
@@ -198,7 +243,7 @@ impl SharedCache {
             t.store(v, Ordering::Relaxed);
         }
         // Only a hint for `get`: a stale tag makes a lookup miss or read the slot for nothing.
-        mem.tags[i].store(Self::tag(hash), Ordering::Relaxed);
+        mem.tags[i].store(tag, Ordering::Relaxed);
         s.seq.store(seq.wrapping_add(2), Ordering::Release);
     }
 }
@@ -548,6 +593,30 @@ mod tests {
     }
 
     #[test]
+    fn a_set_holds_two_pieces_and_replaces_the_one_written_longer_ago() {
+        // Two slots are one set: every key goes to it.
+        let c = SharedCache::new(2);
+        let keys: Vec<_> = (0..6u32).map(|i| pack(format!("s{i}").as_bytes()).unwrap()).collect();
+        let held = |k: Key| {
+            let mut out = Vec::new();
+            c.get(k, mix(k), &mut out).then_some(out)
+        };
+        c.insert(keys[0], mix(keys[0]), &[0]);
+        c.insert(keys[1], mix(keys[1]), &[1]);
+        assert_eq!((held(keys[0]), held(keys[1])), (Some(vec![0]), Some(vec![1])));
+        // Writing a key again rewrites its own slot, which makes the other the older one.
+        c.insert(keys[0], mix(keys[0]), &[0, 0]);
+        assert_eq!((held(keys[0]), held(keys[1])), (Some(vec![0, 0]), Some(vec![1])));
+        // Then each new key replaces the one written longer ago.
+        c.insert(keys[2], mix(keys[2]), &[2]);
+        assert_eq!((held(keys[0]), held(keys[1]), held(keys[2])), (Some(vec![0, 0]), None, Some(vec![2])));
+        c.insert(keys[3], mix(keys[3]), &[3]);
+        assert_eq!((held(keys[0]), held(keys[2]), held(keys[3])), (None, Some(vec![2]), Some(vec![3])));
+        c.insert(keys[4], mix(keys[4]), &[4]);
+        assert_eq!((held(keys[2]), held(keys[3]), held(keys[4])), (None, Some(vec![3]), Some(vec![4])));
+    }
+
+    #[test]
     fn a_full_size_cache_holds_its_pieces_and_frees_its_memory() {
         // The default size takes the mapped (huge-page) memory on Linux: made, used and
         // unmapped a few times over.
@@ -565,8 +634,9 @@ mod tests {
                     hits += 1;
                 }
             }
-            // Direct-mapped: a key whose slot a later key took is a miss, never a wrong answer.
-            assert!(hits > 9_000, "{hits} of 10,000 pieces kept");
+            // A key whose set two later keys took is a miss, never a wrong answer. (About 140
+            // of 10,000 keys lose their set to two others; one slot per key lost about 700.)
+            assert!(hits > 9_750, "{hits} of 10,000 pieces kept");
         }
     }
 
