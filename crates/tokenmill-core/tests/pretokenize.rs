@@ -1325,3 +1325,60 @@ fn throughput() {
         }
     }
 }
+
+/// Long random strings of mostly plain ASCII (letters, spaces, punctuation), where the
+/// cl100k-like patterns split 64 bytes at a time, with the bytes that end a block's fast path
+/// (apostrophes and contractions, digits, newlines, tabs, controls, non-ASCII letters and
+/// symbols) here and there: every piece must be the regex's and the per-piece matcher's.
+#[test]
+fn long_plain_ascii_strings_match_regex() {
+    const PLAIN: &[&str] = &[
+        "a", "Z", "the", "Word", "of", "s", "ll", "re", " ", " ", " ", "  ", "   ", ".", ",", "(", ")", "\"", "-",
+        "--", ".)", "!?", "/", "_", "{", "}", "@", "#", "~", "`", "^", "[", "]", ";", ":", "=", "+", "*", "<", ">",
+        "|", "\\", "$", "%", "&",
+    ];
+    const REST: &[&str] = &[
+        "'",
+        "'s",
+        "'LL",
+        "'ve",
+        "'t",
+        "1",
+        "12",
+        "1234",
+        "\n",
+        "\r\n",
+        " \n",
+        "\t",
+        "\x0b",
+        "\x00",
+        "\u{e9}",
+        "\u{3b1}",
+        "\u{2014}",
+        "\u{4e2d}",
+        "\u{a0}",
+        "\u{1f600}",
+    ];
+    let n = if RELEASE { 40_000 } else { 3_000 };
+    let engines: Vec<Engine> =
+        engines().into_iter().filter(|e| ["cl100k", "llama3", "qwen2"].contains(&e.name)).collect();
+    for (i, e) in engines.iter().enumerate() {
+        let mut rng = Rng(0x0bad_5eed_1234_0001 ^ ((i as u64 + 3) << 36));
+        let inputs: Vec<String> =
+            (0..n)
+                .map(|_| {
+                    let (len, rest) = (rng.below(160), rng.below(40));
+                    (0..len)
+                        .map(|_| {
+                            if rng.below(41) < rest {
+                                REST[rng.below(REST.len())]
+                            } else {
+                                PLAIN[rng.below(PLAIN.len())]
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+        check_all(e, inputs.iter().map(String::as_str));
+    }
+}

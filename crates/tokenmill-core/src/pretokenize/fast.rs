@@ -131,10 +131,10 @@ impl KnownPattern {
         let t = tables();
         match self {
             KnownPattern::R50k => pieces(t, text, sink, |t, b, p| r50k(t, b, p)),
-            KnownPattern::Cl100k => pieces(t, text, sink, |t, b, p| cl100k_like::<false, false>(t, b, p)),
+            KnownPattern::Cl100k => pieces_blocks(t, text, sink, |t, b, p| cl100k_like::<false, false>(t, b, p)),
             KnownPattern::O200k => pieces(t, text, sink, |t, b, p| o200k(t, b, p)),
-            KnownPattern::Llama3 => pieces(t, text, sink, |t, b, p| cl100k_like::<true, false>(t, b, p)),
-            KnownPattern::Qwen2 => pieces(t, text, sink, |t, b, p| cl100k_like::<true, true>(t, b, p)),
+            KnownPattern::Llama3 => pieces_blocks(t, text, sink, |t, b, p| cl100k_like::<true, false>(t, b, p)),
+            KnownPattern::Qwen2 => pieces_blocks(t, text, sink, |t, b, p| cl100k_like::<true, true>(t, b, p)),
             KnownPattern::DeepSeekV3 => pieces(t, text, sink, |t, b, p| deepseek_v3(t, b, p)),
         }
     }
@@ -169,6 +169,36 @@ fn pieces<S: PieceSink, N: Fn(&Tables, &[u8], usize) -> usize>(t: &Tables, text:
         }
         sink.piece(pos, end);
         pos = end;
+    }
+}
+
+/// `pieces` for the cl100k-like patterns: runs of plain ASCII go 64 bytes at a time through
+/// `blocks::cl100k_block` (the same pieces, see there), the rest through `next`.
+#[inline(always)]
+fn pieces_blocks<S: PieceSink, N: Fn(&Tables, &[u8], usize) -> usize>(t: &Tables, text: &str, sink: &mut S, next: N) {
+    #[cfg(not(target_arch = "x86_64"))]
+    return pieces(t, text, sink, next);
+    #[cfg(target_arch = "x86_64")]
+    {
+        let b = text.as_bytes();
+        let (mut pos, mut resume) = (0, 0);
+        while pos < b.len() {
+            if pos >= resume {
+                match super::blocks::cl100k_block(b, pos, |s, e| sink.piece(s, e)) {
+                    Ok((next, r)) => {
+                        (pos, resume) = (next, r);
+                        continue;
+                    }
+                    Err(r) => resume = r,
+                }
+            }
+            let mut end = next(t, b, pos);
+            if end <= pos || end > b.len() || !text.is_char_boundary(end) {
+                end = pos + text[pos..].chars().next().map_or(1, char::len_utf8);
+            }
+            sink.piece(pos, end);
+            pos = end;
+        }
     }
 }
 

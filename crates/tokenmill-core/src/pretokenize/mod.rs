@@ -17,6 +17,7 @@
 //! pre-tokenize each segment on its own (so `$` means "end of segment", as in tiktoken).
 
 pub mod bert;
+mod blocks;
 pub mod cuts;
 pub mod dfa;
 pub mod fast;
