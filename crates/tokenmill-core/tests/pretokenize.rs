@@ -1326,26 +1326,84 @@ fn throughput() {
     }
 }
 
-/// Long random strings of mostly plain ASCII (letters, spaces, punctuation), where the
-/// cl100k-like patterns split 64 bytes at a time, with the bytes that end a block's fast path
-/// (apostrophes and contractions, digits, newlines, tabs, controls, non-ASCII letters and
-/// symbols) here and there: every piece must be the regex's and the per-piece matcher's.
+/// Long random strings of mostly plain ASCII (letters, spaces, punctuation, digits,
+/// apostrophes and contractions), where the cl100k-like patterns split 64 bytes at a time,
+/// with the bytes that end a block's fast path (newlines, tabs, controls, non-ASCII letters
+/// and symbols) here and there: every piece must be the regex's and the per-piece matcher's.
 #[test]
 fn long_plain_ascii_strings_match_regex() {
     const PLAIN: &[&str] = &[
-        "a", "Z", "the", "Word", "of", "s", "ll", "re", " ", " ", " ", "  ", "   ", ".", ",", "(", ")", "\"", "-",
-        "--", ".)", "!?", "/", "_", "{", "}", "@", "#", "~", "`", "^", "[", "]", ";", ":", "=", "+", "*", "<", ">",
-        "|", "\\", "$", "%", "&",
-    ];
-    const REST: &[&str] = &[
+        "a",
+        "Z",
+        "the",
+        "Word",
+        "of",
+        "s",
+        "ll",
+        "re",
+        "e",
+        " ",
+        " ",
+        " ",
+        "  ",
+        "   ",
+        ".",
+        ",",
+        "(",
+        ")",
+        "\"",
+        "-",
+        "--",
+        ".)",
+        "!?",
+        "/",
+        "_",
+        "{",
+        "}",
+        "@",
+        "#",
+        "~",
+        "`",
+        "^",
+        "[",
+        "]",
+        ";",
+        ":",
+        "=",
+        "+",
+        "*",
+        "<",
+        ">",
+        "|",
+        "\\",
+        "$",
+        "%",
+        "&",
+        "'",
         "'",
         "'s",
+        "'S",
         "'LL",
+        "'lL",
         "'ve",
+        "'Re",
         "'t",
+        "'d",
+        "'M",
+        "'l",
+        "'v",
+        "'r",
+        "'x",
+        "''",
         "1",
         "12",
+        "123",
         "1234",
+        "12345678",
+        "1234567890123",
+        "0",
+    ];
+    const REST: &[&str] = &[
         "\n",
         "\r\n",
         " \n",
@@ -1357,7 +1415,9 @@ fn long_plain_ascii_strings_match_regex() {
         "\u{2014}",
         "\u{4e2d}",
         "\u{a0}",
+        "\u{17f}",
         "\u{1f600}",
+        "\u{661}",
     ];
     let n = if RELEASE { 40_000 } else { 3_000 };
     let engines: Vec<Engine> =

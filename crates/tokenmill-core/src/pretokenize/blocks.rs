@@ -7,70 +7,107 @@
 //! space, punctuation) is close to random, so the CPU mispredicts about one branch a piece.
 //!
 //! Scope: only "plain" bytes, where the patterns reduce to a few local rules: ASCII letters
-//! (`L`), the space (`SP`) and ASCII punctuation other than the apostrophe (`O`). On such text
-//! only four alternatives can match, `[^\r\n\p{L}\p{N}]?\p{L}+`, ` ?[^\s\p{L}\p{N}]+`,
-//! `\s+(?!\S)` and `\s`, and a piece starts exactly at (positions are bytes; `prev` and `next`
-//! are the bytes before and after):
+//! (`L`), the space (`SP`), ASCII digits and ASCII punctuation and symbols (`O`, the
+//! apostrophe included). On such text only these alternatives can match: the contractions,
+//! `[^\r\n\p{L}\p{N}]?\p{L}+`, `\p{N}{1,3}`, ` ?[^\s\p{L}\p{N}]+`, `\s+(?!\S)` and `\s`; and a
+//! piece starts exactly at (`prev` and `next` are the bytes before and after):
+//! - a contraction (`'` then `s`, `d`, `m`, `t`, `ll`, `ve` or `re`, in any case) where an `O`
+//!   piece may start (after neither `O` nor a space), and the byte after it;
 //! - `A`: an `O` byte alone between a non-`O` and a letter, not after a space: it starts the
 //!   word after it (`.b` in `a.b`);
-//! - a letter after a non-letter, unless after a space or an `A` (which start its piece);
+//! - a letter after a non-letter, unless after a space, an `A` or a contraction's `'`;
 //! - the last space of a run of spaces: it starts the word or the punctuation after it;
 //! - the first space of a run of two or more (`\s+(?!\S)` takes all but the last);
-//! - the first byte of a run of `O`, unless it is an `A` or follows a space.
+//! - the first byte of a run of `O`, unless it is an `A` or follows a space;
+//! - the first digit of a run, and every third one after it (qwen2: every digit).
 //!
-//! A start at position `s` depends only on the bytes `s - 2 ..= s + 1`, so a block's starts
-//! are trusted up to two bytes before its first byte that is not plain (a digit, a newline,
-//! a tab, an apostrophe, a control or non-ASCII byte): the pieces up to there are emitted and
-//! the caller's matcher goes on from the last start. The first byte of a block is a piece
-//! start by the caller's word (the rules above read no byte before it).
+//! A start at position `s` depends only on the bytes `s - 4 ..= s + 2`, so a block's starts
+//! are trusted up to three bytes before its first byte that is not plain (a newline, a tab,
+//! a control or non-ASCII byte; also the tenth digit of a run): the pieces up to there are
+//! emitted and the caller's matcher goes on from the last start. The first byte of a block is
+//! a piece start by the caller's word (the rules above read no byte before it).
 //!
 //! What it does not do: anything but the cl100k-like patterns, or any byte that is not plain;
 //! off x86-64 it is not used at all (the matchers do all the work).
 
-/// The pieces of `b` from `pos` (a piece start) found in one block: `sink` receives every
-/// piece that ends before the block's last trusted start. Returns `Ok((next, resume))` after
-/// at least one piece, where `next` is the start of the first piece not emitted and the block
-/// path should not be tried again before `resume` (past the first byte that is not plain);
-/// `Err(resume)` when no piece could be emitted.
+/// The pieces of `b` from `pos` (a piece start) found in one block: `piece` receives every
+/// piece that ends at or before the block's last trusted start. Returns `Ok((next, resume))`
+/// after at least one piece, where `next` is the start of the first piece not emitted and the
+/// block path should not be tried again before `resume` (past the first byte that is not
+/// plain); `Err(resume)` when no piece could be emitted. `ONE_DIGIT`: qwen2's `\p{N}` (a
+/// piece per digit) for `\p{N}{1,3}`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(super) fn cl100k_block(b: &[u8], pos: usize, mut piece: impl FnMut(usize, usize)) -> Result<(usize, usize), usize> {
-    // 64 bytes and the one after them.
-    if b.len() < pos + 65 {
+pub(super) fn cl100k_block<const ONE_DIGIT: bool>(
+    b: &[u8],
+    pos: usize,
+    mut piece: impl FnMut(usize, usize),
+) -> Result<(usize, usize), usize> {
+    // 64 bytes and the two after them.
+    if b.len() < pos + 66 {
         return Err(b.len());
     }
-    let (l, sp, o) = classes64(&b[pos..pos + 64]);
+    let Classes { l, sp, o, d, ap } = classes64(&b[pos..pos + 64]);
+    let plain = |c: u8| class1(c) != (false, false, false) || c.is_ascii_digit();
+    // Contractions: an apostrophe before `[sdmt]` (c1) or `ll|ve|re` (c2), in any case. Rare
+    // enough (a few per block of code, fewer in prose) to look at byte by byte.
+    let (mut c1, mut c2, mut m) = (0u64, 0u64, ap);
+    while m != 0 {
+        let i = m.trailing_zeros() as usize;
+        m &= m - 1;
+        // Lowercased; `| 0x20` maps no other byte onto these letters.
+        let (n1, n2) = (b[pos + i + 1] | 0x20, b[pos + i + 2] | 0x20);
+        if matches!(n1, b's' | b'd' | b'm' | b't') {
+            c1 |= 1 << i;
+        } else if matches!((n1, n2), (b'l', b'l') | (b'v', b'e') | (b'r', b'e')) {
+            c2 |= 1 << i;
+        }
+    }
+    let next = |m: u64, x: bool| (m >> 1) | ((x as u64) << 63);
+    let prev = |m: u64| m << 1;
     let (lx, spx, ox) = class1(b[pos + 64]);
-    // First byte that is not plain, 64 if none of the block's, 65 if the next byte is plain too.
-    let k = (!(l | sp | o)).trailing_zeros() as usize;
-    let k = if k == 64 && !(lx || spx || ox) {
-        64
-    } else if k == 64 {
-        65
-    } else {
-        k
+    // Digits: a piece at the start of a run, then every third digit (or every digit); the
+    // fourth piece of a run (ten digits or more) is left to the matcher.
+    let ds = d & !prev(d);
+    let (mut digit_starts, mut group) = (ds, ds);
+    for _ in 0..3 {
+        group = (group & next(d, false) & next(next(d, false), false) & next(next(next(d, false), false), false)) << 3;
+        digit_starts |= group;
+    }
+    let (digit_starts, long_digits) = if ONE_DIGIT { (d, 0) } else { (digit_starts & !group, group) };
+    // First byte that is not plain (or starts a run's fourth group of digits), counting the
+    // two bytes after the block (64 and 65), 66 if none.
+    let k = (!(l | sp | o | d) | long_digits).trailing_zeros() as usize;
+    let k = match k {
+        64 if !plain(b[pos + 64]) => 64,
+        64 if !plain(b[pos + 65]) => 65,
+        64 => 66,
+        k => k,
     };
     // Past the first byte that is not plain; past 32 more when it is not ASCII, where more of
     // its kind tend to follow (a failed try costs about as much as a piece's branches).
     let resume = pos + k + 1 + if k < 64 && b[pos + k] >= 0x80 { 31 } else { 0 };
-    if k < 3 {
+    if k < 4 {
         return Err(resume);
     }
-    let next = |m: u64, x: bool| (m >> 1) | ((x as u64) << 63);
-    let prev = |m: u64| m << 1;
+    // A contraction where an `O` piece may start (not inside a run of `O`, not after a space).
+    let ct = (c1 | c2) & !prev(o) & !prev(sp);
     let a = o & !prev(o) & !next(o, ox) & next(l, lx) & !prev(sp);
     let starts = 1
-        | (l & !prev(l) & !prev(sp) & !prev(a))
+        | (l & !prev(l) & !prev(sp) & !prev(a) & !prev(ct))
         | a
         | (sp & !next(sp, spx))
         | (sp & !prev(sp) & next(sp, spx))
-        | (o & !prev(o) & !a & !prev(sp));
-    // Trusted: positions up to k - 2 (bit 63 at most).
-    let trusted = starts & (u64::MAX >> (64 - (k - 1).min(64)));
+        | (o & !prev(o) & !a & !prev(sp))
+        | ((c1 & ct) << 2)
+        | ((c2 & ct) << 3)
+        | digit_starts;
+    // A start at s depends on the bytes s - 4 ..= s + 2: trusted up to k - 3 (bit 63 at most).
+    let trusted = starts & (u64::MAX >> (64 - (k - 2).min(64)));
     if trusted == 1 {
         // One piece longer than the trusted part: the matcher takes it (and, if the block
         // ends in a byte that is not plain, what follows up to it).
-        return Err(if k == 65 { pos + 1 } else { resume });
+        return Err(if k == 66 { pos + 1 } else { resume });
     }
     let mut m = trusted & !1;
     let mut start = pos;
@@ -80,42 +117,58 @@ pub(super) fn cl100k_block(b: &[u8], pos: usize, mut piece: impl FnMut(usize, us
         start = s;
         m &= m - 1;
     }
-    Ok((start, if k == 65 { start } else { resume }))
+    Ok((start, if k == 66 { start } else { resume }))
 }
 
-/// Masks of the letters, spaces and `O` bytes (ASCII punctuation other than `'`) of a block
-/// of 64 bytes; bit `i` is byte `i`.
+/// Bit masks of a block's byte classes; bit `i` is byte `i`.
+struct Classes {
+    /// ASCII letters.
+    l: u64,
+    /// Spaces (0x20).
+    sp: u64,
+    /// `O`: ASCII punctuation and symbols (graphic, not alphanumeric), the apostrophe included.
+    o: u64,
+    /// ASCII digits.
+    d: u64,
+    /// Apostrophes.
+    ap: u64,
+}
+
+/// The `Classes` of a block of 64 bytes.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn classes64(block: &[u8]) -> (u64, u64, u64) {
+fn classes64(block: &[u8]) -> Classes {
     use std::arch::x86_64::*;
-    let (mut l, mut sp, mut o) = (0u64, 0u64, 0u64);
+    let mut c = Classes { l: 0, sp: 0, o: 0, d: 0, ap: 0 };
     for (i, chunk) in block.chunks_exact(16).enumerate() {
         // SAFETY: SSE2 is part of x86-64; the load reads the 16 bytes of `chunk`, unaligned.
-        let (lm, spm, om) = unsafe {
+        let masks = unsafe {
             let v = _mm_loadu_si128(chunk.as_ptr() as *const __m128i);
             // Letters: lowercased, 'a'..='z' move to -128..=-103 (bytes >= 0x80 land elsewhere).
             let y = _mm_add_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8(0x1F));
             let letter = _mm_cmplt_epi8(y, _mm_set1_epi8(-102));
             let space = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x20));
-            // Graphic ASCII (0x21..=0x7E; bytes >= 0x80 are negative), less letters, digits, `'`.
+            // Graphic ASCII (0x21..=0x7E; bytes >= 0x80 are negative), less letters and digits.
             let graphic = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmplt_epi8(v, _mm_set1_epi8(0x7F)));
             let digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x2F)), _mm_cmplt_epi8(v, _mm_set1_epi8(0x3A)));
-            let not_o = _mm_or_si128(_mm_or_si128(letter, digit), _mm_cmpeq_epi8(v, _mm_set1_epi8(0x27)));
-            let punct = _mm_andnot_si128(not_o, graphic);
-            (_mm_movemask_epi8(letter), _mm_movemask_epi8(space), _mm_movemask_epi8(punct))
+            let punct = _mm_andnot_si128(_mm_or_si128(letter, digit), graphic);
+            let apostrophe = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x27));
+            [letter, space, punct, digit, apostrophe].map(|m| _mm_movemask_epi8(m) as u16 as u64)
         };
-        l |= (lm as u16 as u64) << (16 * i);
-        sp |= (spm as u16 as u64) << (16 * i);
-        o |= (om as u16 as u64) << (16 * i);
+        let at = 16 * i;
+        c.l |= masks[0] << at;
+        c.sp |= masks[1] << at;
+        c.o |= masks[2] << at;
+        c.d |= masks[3] << at;
+        c.ap |= masks[4] << at;
     }
-    (l, sp, o)
+    c
 }
 
-/// `classes64` of one byte: (letter, space, `O`).
+/// (letter, space, `O`) of one byte, as `classes64` classes it.
 #[inline(always)]
 fn class1(c: u8) -> (bool, bool, bool) {
-    (c.is_ascii_alphabetic(), c == b' ', c.is_ascii_punctuation() && c != b'\'')
+    (c.is_ascii_alphabetic(), c == b' ', c.is_ascii_punctuation())
 }
 
 #[cfg(all(test, target_arch = "x86_64"))]
@@ -126,10 +179,11 @@ mod tests {
     fn classes_agree_with_the_byte_rules() {
         let block: Vec<u8> = (0..=255u8).collect();
         for chunk in block.chunks_exact(64) {
-            let (l, sp, o) = classes64(chunk);
-            for (i, &c) in chunk.iter().enumerate() {
+            let c = classes64(chunk);
+            for (i, &byte) in chunk.iter().enumerate() {
                 let bit = |m: u64| m >> i & 1 == 1;
-                assert_eq!((bit(l), bit(sp), bit(o)), class1(c), "byte {c:#04x}");
+                assert_eq!((bit(c.l), bit(c.sp), bit(c.o)), class1(byte), "byte {byte:#04x}");
+                assert_eq!((bit(c.d), bit(c.ap)), (byte.is_ascii_digit(), byte == b'\''), "byte {byte:#04x}");
             }
         }
     }
