@@ -7,24 +7,29 @@
 //! space, punctuation) is close to random, so the CPU mispredicts about one branch a piece.
 //!
 //! Scope: only "plain" bytes, where the patterns reduce to a few local rules: ASCII letters
-//! (`L`), the space (`SP`), ASCII digits and ASCII punctuation and symbols (`O`, the
-//! apostrophe included). On such text only these alternatives can match: the contractions,
-//! `[^\r\n\p{L}\p{N}]?\p{L}+`, `\p{N}{1,3}`, ` ?[^\s\p{L}\p{N}]+`, `\s+(?!\S)` and `\s`; and a
-//! piece starts exactly at (`prev` and `next` are the bytes before and after):
+//! (`L`), the space (`SP`), `\n` and `\r` (`NL`), ASCII digits and ASCII punctuation and
+//! symbols (`O`, the apostrophe included). On such text only these alternatives can match:
+//! the contractions, `[^\r\n\p{L}\p{N}]?\p{L}+`, `\p{N}{1,3}`, ` ?[^\s\p{L}\p{N}]+[\r\n]*`,
+//! `\s*[\r\n]`, `\s+(?!\S)` and `\s`; and a piece starts exactly at (`prev` and `next` are the
+//! bytes before and after):
 //! - a contraction (`'` then `s`, `d`, `m`, `t`, `ll`, `ve` or `re`, in any case) where an `O`
 //!   piece may start (after neither `O` nor a space), and the byte after it;
 //! - `A`: an `O` byte alone between a non-`O` and a letter, not after a space: it starts the
 //!   word after it (`.b` in `a.b`);
 //! - a letter after a non-letter, unless after a space, an `A` or a contraction's `'`;
-//! - the last space of a run of spaces: it starts the word or the punctuation after it;
-//! - the first space of a run of two or more (`\s+(?!\S)` takes all but the last);
 //! - the first byte of a run of `O`, unless it is an `A` or follows a space;
-//! - the first digit of a run, and every third one after it (qwen2: every digit).
+//! - the first digit of a run, and every third one after it (qwen2: every digit);
+//! - in a run of whitespace (`SP` and `NL`): its first byte, except the newlines right after
+//!   an `O` (they end that piece, and the run starts after them); the first space after the
+//!   run's last newline (or the run's first, if it has none); and its last space, if the run
+//!   ends in one (it starts the word or punctuation after it).
 //!
-//! A start at position `s` depends only on the bytes `s - 4 ..= s + 2`, so a block's starts
-//! are trusted up to three bytes before its first byte that is not plain (a newline, a tab,
-//! a control or non-ASCII byte; also the tenth digit of a run): the pieces up to there are
-//! emitted and the caller's matcher goes on from the last start. The first byte of a block is
+//! A start at position `s` depends only on the bytes `s - 4 ..= s + 2`, or in a run of
+//! whitespace on the whole run, so a block's starts are trusted up to three bytes before its
+//! first byte that is not plain (a tab or other whitespace, a control or non-ASCII byte; also
+//! the tenth digit of a run), and not past the start of a run of whitespace that reaches
+//! there: the pieces up to there are emitted and the caller's matcher goes on from the last
+//! start. The first byte of a block is
 //! a piece start by the caller's word (the rules above read no byte before it).
 //!
 //! What it does not do: anything but the cl100k-like patterns, or any byte that is not plain;
@@ -47,8 +52,8 @@ pub(super) fn cl100k_block<const ONE_DIGIT: bool>(
     if b.len() < pos + 66 {
         return Err(b.len());
     }
-    let Classes { l, sp, o, d, ap } = classes64(&b[pos..pos + 64]);
-    let plain = |c: u8| class1(c) != (false, false, false) || c.is_ascii_digit();
+    let Classes { l, sp, o, d, ap, nl } = classes64(&b[pos..pos + 64]);
+    let plain = |c: u8| class1(c) != (false, false, false) || c.is_ascii_digit() || c == b'\n' || c == b'\r';
     // Contractions: an apostrophe before `[sdmt]` (c1) or `ll|ve|re` (c2), in any case. Rare
     // enough (a few per block of code, fewer in prose) to look at byte by byte.
     let (mut c1, mut c2, mut m) = (0u64, 0u64, ap);
@@ -77,7 +82,7 @@ pub(super) fn cl100k_block<const ONE_DIGIT: bool>(
     let (digit_starts, long_digits) = if ONE_DIGIT { (d, 0) } else { (digit_starts & !group, group) };
     // First byte that is not plain (or starts a run's fourth group of digits), counting the
     // two bytes after the block (64 and 65), 66 if none.
-    let k = (!(l | sp | o | d) | long_digits).trailing_zeros() as usize;
+    let k = (!(l | sp | o | d | nl) | long_digits).trailing_zeros() as usize;
     let k = match k {
         64 if !plain(b[pos + 64]) => 64,
         64 if !plain(b[pos + 65]) => 65,
@@ -93,17 +98,37 @@ pub(super) fn cl100k_block<const ONE_DIGIT: bool>(
     // A contraction where an `O` piece may start (not inside a run of `O`, not after a space).
     let ct = (c1 | c2) & !prev(o) & !prev(sp);
     let a = o & !prev(o) & !next(o, ox) & next(l, lx) & !prev(sp);
+    // Whitespace: runs of spaces and newlines (`w`). The newlines right after punctuation
+    // belong to its piece (`[\r\n]*`); a run starts a piece after them or after anything
+    // else; in it, a piece ends at its last newline (`\s*[\r\n]`), and of the spaces after
+    // that, the first and the last start pieces (`\s+(?!\S)`, then the one that goes with
+    // what follows).
+    let w = sp | nl;
+    let absorbed = fill(nl, nl & prev(o));
+    let run_start = w & !absorbed & (!prev(w) | prev(absorbed));
+    let nl_ahead = fill(w.reverse_bits(), nl.reverse_bits()).reverse_bits();
+    let tail_start = sp & (prev(nl) | run_start) & !nl_ahead;
     let starts = 1
         | (l & !prev(l) & !prev(sp) & !prev(a) & !prev(ct))
         | a
-        | (sp & !next(sp, spx))
-        | (sp & !prev(sp) & next(sp, spx))
+        | run_start
+        | tail_start
+        | (sp & !next(w, spx || matches!(b[pos + 64], b'\n' | b'\r')))
         | (o & !prev(o) & !a & !prev(sp))
         | ((c1 & ct) << 2)
         | ((c2 & ct) << 3)
         | digit_starts;
-    // A start at s depends on the bytes s - 4 ..= s + 2: trusted up to k - 3 (bit 63 at most).
-    let trusted = starts & (u64::MAX >> (64 - (k - 2).min(64)));
+    // A start at s depends on the bytes s - 4 ..= s + 2, and one in a run of whitespace on the
+    // whole run: trusted up to k - 3 (bit 63 at most), and not past the start of a run of
+    // whitespace that reaches the block's last trusted byte.
+    let edge = k.min(64);
+    let mut trust = (k - 2).min(64);
+    if w >> (edge - 1) & 1 == 1 {
+        let before = !w & (u64::MAX >> (65 - edge));
+        // Bits up to the run's start (the bit after the last one outside it).
+        trust = trust.min(65 - before.leading_zeros() as usize);
+    }
+    let trusted = starts & (u64::MAX >> (64 - trust));
     if trusted == 1 {
         // One piece longer than the trusted part: the matcher takes it (and, if the block
         // ends in a byte that is not plain, what follows up to it).
@@ -120,6 +145,14 @@ pub(super) fn cl100k_block<const ONE_DIGIT: bool>(
     Ok((start, if k == 66 { start } else { resume }))
 }
 
+/// The positions of `m` that a position of `seeds` (all in `m`) reaches through `m` upwards:
+/// the rest of each run of `m` from its first seed on. Why an addition: its carry runs up
+/// through a run of ones from the seed and stops where the run does.
+#[inline(always)]
+fn fill(m: u64, seeds: u64) -> u64 {
+    ((m.wrapping_add(seeds) ^ m) & m) | seeds
+}
+
 /// Bit masks of a block's byte classes; bit `i` is byte `i`.
 struct Classes {
     /// ASCII letters.
@@ -132,6 +165,8 @@ struct Classes {
     d: u64,
     /// Apostrophes.
     ap: u64,
+    /// `\n` and `\r`.
+    nl: u64,
 }
 
 /// The `Classes` of a block of 64 bytes.
@@ -139,7 +174,7 @@ struct Classes {
 #[inline(always)]
 fn classes64(block: &[u8]) -> Classes {
     use std::arch::x86_64::*;
-    let mut c = Classes { l: 0, sp: 0, o: 0, d: 0, ap: 0 };
+    let mut c = Classes { l: 0, sp: 0, o: 0, d: 0, ap: 0, nl: 0 };
     for (i, chunk) in block.chunks_exact(16).enumerate() {
         // SAFETY: SSE2 is part of x86-64; the load reads the 16 bytes of `chunk`, unaligned.
         let masks = unsafe {
@@ -153,7 +188,8 @@ fn classes64(block: &[u8]) -> Classes {
             let digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x2F)), _mm_cmplt_epi8(v, _mm_set1_epi8(0x3A)));
             let punct = _mm_andnot_si128(_mm_or_si128(letter, digit), graphic);
             let apostrophe = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x27));
-            [letter, space, punct, digit, apostrophe].map(|m| _mm_movemask_epi8(m) as u16 as u64)
+            let newline = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(0x0A)), _mm_cmpeq_epi8(v, _mm_set1_epi8(0x0D)));
+            [letter, space, punct, digit, apostrophe, newline].map(|m| _mm_movemask_epi8(m) as u16 as u64)
         };
         let at = 16 * i;
         c.l |= masks[0] << at;
@@ -161,6 +197,7 @@ fn classes64(block: &[u8]) -> Classes {
         c.o |= masks[2] << at;
         c.d |= masks[3] << at;
         c.ap |= masks[4] << at;
+        c.nl |= masks[5] << at;
     }
     c
 }
@@ -184,6 +221,7 @@ mod tests {
                 let bit = |m: u64| m >> i & 1 == 1;
                 assert_eq!((bit(c.l), bit(c.sp), bit(c.o)), class1(byte), "byte {byte:#04x}");
                 assert_eq!((bit(c.d), bit(c.ap)), (byte.is_ascii_digit(), byte == b'\''), "byte {byte:#04x}");
+                assert_eq!(bit(c.nl), byte == b'\n' || byte == b'\r', "byte {byte:#04x}");
             }
         }
     }
