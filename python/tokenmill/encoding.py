@@ -209,9 +209,8 @@ class Encoding(Tokenizer):
         """A copy of this encoding whose cache of merged words holds `capacity` entries.
 
         Words that are not one token are merged once and kept, across calls and threads, in
-        a table of fixed size (65 bytes an entry, 65,536 by default, allocated on first use);
-        a word may go to either of two entries, and a new word replaces the older of the two,
-        so memory never grows with the input. It
+        a table of fixed size (65 bytes an entry, 65,536 by default, allocated on first use); a
+        new word replaces the older of the two entries it may use, so memory never grows. It
         serves the call that merged a word, later calls (many short calls gain most) and the
         other threads of a batch; with 0, each call keeps its own cache instead. Ids never
         depend on it.

@@ -379,6 +379,7 @@ mod tests {
                     } else {
                         let mut rivals: Vec<&[u8]> =
                             letters.iter().copied().filter(|&o| o != w && set(o) == set(w)).collect();
+                        rivals.sort();
                         rivals.dedup();
                         assert!(rivals.len() >= 2, "{w:?} not cached (n {n})");
                     }

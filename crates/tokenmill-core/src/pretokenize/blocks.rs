@@ -33,7 +33,7 @@
 //! a piece start by the caller's word (the rules above read no byte before it).
 //!
 //! What it does not do: anything but the cl100k-like patterns, or any byte that is not plain;
-//! off x86-64 it is not used at all (the matchers do all the work).
+//! off x86-64 it is not compiled (the matchers do all the work).
 
 /// The pieces of `b` from `pos` (a piece start) found in one block: `piece` receives every
 /// piece that ends at or before the block's last trusted start. Returns `Ok((next, resume))`
@@ -41,7 +41,6 @@
 /// block path should not be tried again before `resume` (past the first byte that is not
 /// plain); `Err(resume)` when no piece could be emitted. `ONE_DIGIT`: qwen2's `\p{N}` (a
 /// piece per digit) for `\p{N}{1,3}`.
-#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(super) fn cl100k_block<const ONE_DIGIT: bool>(
     b: &[u8],
@@ -170,7 +169,6 @@ struct Classes {
 }
 
 /// The `Classes` of a block of 64 bytes.
-#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn classes64(block: &[u8]) -> Classes {
     use std::arch::x86_64::*;
@@ -208,7 +206,7 @@ fn class1(c: u8) -> (bool, bool, bool) {
     (c.is_ascii_alphabetic(), c == b' ', c.is_ascii_punctuation())
 }
 
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -18,6 +18,7 @@
 //! pre-tokenize each segment on its own (so `$` means "end of segment", as in tiktoken).
 
 pub mod bert;
+#[cfg(target_arch = "x86_64")]
 mod blocks;
 pub mod cuts;
 pub mod dfa;
