@@ -29,8 +29,8 @@
 //! first byte that is not plain (a tab or other whitespace, a control or non-ASCII byte; also
 //! the tenth digit of a run), and not past the start of a run of whitespace that reaches
 //! there: the pieces up to there are emitted and the caller's matcher goes on from the last
-//! start. The first byte of a block is
-//! a piece start by the caller's word (the rules above read no byte before it).
+//! start. The first byte of a block is a piece start by the caller's word (the rules above
+//! read no byte before it).
 //!
 //! What it does not do: anything but the cl100k-like patterns, or any byte that is not plain;
 //! off x86-64 it is not compiled (the matchers do all the work).
