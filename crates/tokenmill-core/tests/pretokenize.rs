@@ -103,7 +103,19 @@ fn fast_split(e: &Engine, text: &str) -> Vec<(usize, usize)> {
         v.push((pos, end));
         pos = end;
     }
-    assert_eq!(e.fast.split(text).unwrap(), v);
+    let got = e.fast.split(text).unwrap();
+    if got != v {
+        let i = got.iter().zip(&v).take_while(|(a, b)| a == b).count();
+        let show = |x: &[(usize, usize)]| {
+            x.iter()
+                .skip(i.saturating_sub(2))
+                .take(5)
+                .map(|&(s, e)| format!("{:?}", &text[s..e]))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        panic!("{}: blocks {} / matcher {}", e.name, show(&got), show(&v));
+    }
     v
 }
 
@@ -1347,7 +1359,7 @@ fn long_plain_ascii_strings_match_regex() {
     ];
     let n = if RELEASE { 40_000 } else { 3_000 };
     let engines: Vec<Engine> =
-        engines().into_iter().filter(|e| ["cl100k", "llama3", "qwen2"].contains(&e.name)).collect();
+        engines().into_iter().filter(|e| ["cl100k", "o200k", "llama3", "qwen2"].contains(&e.name)).collect();
     for (i, e) in engines.iter().enumerate() {
         let mut rng = Rng(0x0bad_5eed_1234_0001 ^ ((i as u64 + 3) << 36));
         let inputs: Vec<String> =

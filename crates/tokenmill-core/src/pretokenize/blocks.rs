@@ -42,7 +42,7 @@
 /// plain); `Err(resume)` when no piece could be emitted. `ONE_DIGIT`: qwen2's `\p{N}` (a
 /// piece per digit) for `\p{N}{1,3}`.
 #[inline(always)]
-pub(super) fn cl100k_block<const ONE_DIGIT: bool>(
+pub(super) fn block<const ONE_DIGIT: bool, const O200K: bool>(
     b: &[u8],
     pos: usize,
     mut piece: impl FnMut(usize, usize),
@@ -51,7 +51,7 @@ pub(super) fn cl100k_block<const ONE_DIGIT: bool>(
     if b.len() < pos + 66 {
         return Err(b.len());
     }
-    let Classes { l, sp, o, d, ap, nl } = classes64(&b[pos..pos + 64]);
+    let Classes { l, sp, o, d, ap, nl, up, slash } = classes64(&b[pos..pos + 64]);
     let plain = |c: u8| class1(c) != (false, false, false) || c.is_ascii_digit() || c == b'\n' || c == b'\r';
     // Contractions: an apostrophe before `[sdmt]` (c1) or `ll|ve|re` (c2), in any case. Rare
     // enough (a few per block of code, fewer in prose) to look at byte by byte.
@@ -79,9 +79,18 @@ pub(super) fn cl100k_block<const ONE_DIGIT: bool>(
         digit_starts |= group;
     }
     let (digit_starts, long_digits) = if ONE_DIGIT { (d, 0) } else { (digit_starts & !group, group) };
-    // First byte that is not plain (or starts a run's fourth group of digits), counting the
+    // o200k: a contraction right after another one's letters (`'t's`) is not that word's
+    // (a word has one), but the end of a word starting at its `'`: left to the matcher.
+    let chained = if O200K {
+        let cand = (c1 | c2) & prev(l);
+        cand & prev(prev(cand) | prev(prev(cand & c2)))
+    } else {
+        0
+    };
+    // First byte that is not plain (or starts a run's fourth group of digits, or an o200k
+    // chained contraction), counting the
     // two bytes after the block (64 and 65), 66 if none.
-    let k = (!(l | sp | o | d | nl) | long_digits).trailing_zeros() as usize;
+    let k = (!(l | sp | o | d | nl) | long_digits | chained).trailing_zeros() as usize;
     let k = match k {
         64 if !plain(b[pos + 64]) => 64,
         64 if !plain(b[pos + 65]) => 65,
@@ -94,29 +103,51 @@ pub(super) fn cl100k_block<const ONE_DIGIT: bool>(
     if k < 4 {
         return Err(resume);
     }
-    // A contraction where an `O` piece may start (not inside a run of `O`, not after a space).
-    let ct = (c1 | c2) & !prev(o) & !prev(sp);
-    let a = o & !prev(o) & !next(o, ox) & next(l, lx) & !prev(sp);
     // Whitespace: runs of spaces and newlines (`w`). The newlines right after punctuation
-    // belong to its piece (`[\r\n]*`); a run starts a piece after them or after anything
-    // else; in it, a piece ends at its last newline (`\s*[\r\n]`), and of the spaces after
-    // that, the first and the last start pieces (`\s+(?!\S)`, then the one that goes with
-    // what follows).
+    // belong to its piece (`[\r\n]*`; o200k: `[\r\n/]*`); a run starts a piece after them or
+    // after anything else; in it, a piece ends at its last newline (`\s*[\r\n]`), and of the
+    // spaces after that, the first and the last start pieces (`\s+(?!\S)`, then the one that
+    // goes with what follows).
     let w = sp | nl;
-    let absorbed = fill(nl, nl & prev(o));
+    let absorbed = if O200K { fill(nl | slash, nl & prev(o)) } else { fill(nl, nl & prev(o)) };
     let run_start = w & !absorbed & (!prev(w) | prev(absorbed));
     let nl_ahead = fill(w.reverse_bits(), nl.reverse_bits()).reverse_bits();
     let tail_start = sp & (prev(nl) | run_start) & !nl_ahead;
-    let starts = 1
-        | (l & !prev(l) & !prev(sp) & !prev(a) & !prev(ct))
-        | a
-        | run_start
-        | tail_start
-        | (sp & !next(w, spx || matches!(b[pos + 64], b'\n' | b'\r')))
-        | (o & !prev(o) & !a & !prev(sp))
-        | ((c1 & ct) << 2)
-        | ((c2 & ct) << 3)
-        | digit_starts;
+    let last_space = sp & !next(w, spx || matches!(b[pos + 64], b'\n' | b'\r'));
+    let starts = if O200K {
+        // o200k: a word is `U*L+` or `U+L*` (ASCII: upper then lower case letters), so a run
+        // of letters splits where a lowercase letter is followed by an uppercase one; a
+        // contraction is the optional end of the word it follows, and the byte after it
+        // starts a piece; `/` after punctuation's newlines belongs to its piece.
+        let ct = (c1 | c2) & prev(l);
+        let in_ct = prev(ct) | prev(prev(ct & c2));
+        let o_eff = o & !absorbed & !ct;
+        let a = o_eff & !prev(o_eff) & next(l, lx) & !prev(sp);
+        1 | (l & !prev(l) & !prev(sp) & !prev(a) & !in_ct)
+            | (up & prev(l & !up) & !in_ct)
+            | a
+            | run_start
+            | tail_start
+            | last_space
+            | (o_eff & !prev(o_eff) & !a & !prev(sp))
+            | ((c1 & ct) << 2)
+            | ((c2 & ct) << 3)
+            | digit_starts
+    } else {
+        // A contraction where an `O` piece may start (not inside a run of `O`, not after a
+        // space).
+        let ct = (c1 | c2) & !prev(o) & !prev(sp);
+        let a = o & !prev(o) & !next(o, ox) & next(l, lx) & !prev(sp);
+        1 | (l & !prev(l) & !prev(sp) & !prev(a) & !prev(ct))
+            | a
+            | run_start
+            | tail_start
+            | last_space
+            | (o & !prev(o) & !a & !prev(sp))
+            | ((c1 & ct) << 2)
+            | ((c2 & ct) << 3)
+            | digit_starts
+    };
     // A start at s depends on the bytes s - 4 ..= s + 2, and one in a run of whitespace on the
     // whole run: trusted up to k - 3 (bit 63 at most), and not past the start of a run of
     // whitespace that reaches the block's last trusted byte.
@@ -166,13 +197,17 @@ struct Classes {
     ap: u64,
     /// `\n` and `\r`.
     nl: u64,
+    /// ASCII uppercase letters.
+    up: u64,
+    /// `/`.
+    slash: u64,
 }
 
 /// The `Classes` of a block of 64 bytes.
 #[inline(always)]
 fn classes64(block: &[u8]) -> Classes {
     use std::arch::x86_64::*;
-    let mut c = Classes { l: 0, sp: 0, o: 0, d: 0, ap: 0, nl: 0 };
+    let mut c = Classes { l: 0, sp: 0, o: 0, d: 0, ap: 0, nl: 0, up: 0, slash: 0 };
     for (i, chunk) in block.chunks_exact(16).enumerate() {
         // SAFETY: SSE2 is part of x86-64; the load reads the 16 bytes of `chunk`, unaligned.
         let masks = unsafe {
@@ -187,7 +222,10 @@ fn classes64(block: &[u8]) -> Classes {
             let punct = _mm_andnot_si128(_mm_or_si128(letter, digit), graphic);
             let apostrophe = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x27));
             let newline = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(0x0A)), _mm_cmpeq_epi8(v, _mm_set1_epi8(0x0D)));
-            [letter, space, punct, digit, apostrophe, newline].map(|m| _mm_movemask_epi8(m) as u16 as u64)
+            // Uppercase: 'A'..='Z' move to -128..=-103.
+            let upper = _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8(0x3F)), _mm_set1_epi8(-102));
+            let slash = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x2F));
+            [letter, space, punct, digit, apostrophe, newline, upper, slash].map(|m| _mm_movemask_epi8(m) as u16 as u64)
         };
         let at = 16 * i;
         c.l |= masks[0] << at;
@@ -196,6 +234,8 @@ fn classes64(block: &[u8]) -> Classes {
         c.d |= masks[3] << at;
         c.ap |= masks[4] << at;
         c.nl |= masks[5] << at;
+        c.up |= masks[6] << at;
+        c.slash |= masks[7] << at;
     }
     c
 }
@@ -220,6 +260,7 @@ mod tests {
                 assert_eq!((bit(c.l), bit(c.sp), bit(c.o)), class1(byte), "byte {byte:#04x}");
                 assert_eq!((bit(c.d), bit(c.ap)), (byte.is_ascii_digit(), byte == b'\''), "byte {byte:#04x}");
                 assert_eq!(bit(c.nl), byte == b'\n' || byte == b'\r', "byte {byte:#04x}");
+                assert_eq!((bit(c.up), bit(c.slash)), (byte.is_ascii_uppercase(), byte == b'/'), "byte {byte:#04x}");
             }
         }
     }

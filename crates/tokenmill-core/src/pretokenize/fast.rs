@@ -132,14 +132,14 @@ impl KnownPattern {
         match self {
             KnownPattern::R50k => pieces(t, text, sink, |t, b, p| r50k(t, b, p)),
             KnownPattern::Cl100k => {
-                pieces_blocks::<false, _, _>(t, text, sink, |t, b, p| cl100k_like::<false, false>(t, b, p))
+                pieces_blocks::<false, false, _, _>(t, text, sink, |t, b, p| cl100k_like::<false, false>(t, b, p))
             }
-            KnownPattern::O200k => pieces(t, text, sink, |t, b, p| o200k(t, b, p)),
+            KnownPattern::O200k => pieces_blocks::<false, true, _, _>(t, text, sink, |t, b, p| o200k(t, b, p)),
             KnownPattern::Llama3 => {
-                pieces_blocks::<false, _, _>(t, text, sink, |t, b, p| cl100k_like::<true, false>(t, b, p))
+                pieces_blocks::<false, false, _, _>(t, text, sink, |t, b, p| cl100k_like::<true, false>(t, b, p))
             }
             KnownPattern::Qwen2 => {
-                pieces_blocks::<true, _, _>(t, text, sink, |t, b, p| cl100k_like::<true, true>(t, b, p))
+                pieces_blocks::<true, false, _, _>(t, text, sink, |t, b, p| cl100k_like::<true, true>(t, b, p))
             }
             KnownPattern::DeepSeekV3 => pieces(t, text, sink, |t, b, p| deepseek_v3(t, b, p)),
         }
@@ -181,7 +181,7 @@ fn pieces<S: PieceSink, N: Fn(&Tables, &[u8], usize) -> usize>(t: &Tables, text:
 /// `pieces` for the cl100k-like patterns: runs of plain ASCII go 64 bytes at a time through
 /// `blocks::cl100k_block` (the same pieces, see there), the rest through `next`.
 #[inline(always)]
-fn pieces_blocks<const ONE_DIGIT: bool, S: PieceSink, N: Fn(&Tables, &[u8], usize) -> usize>(
+fn pieces_blocks<const ONE_DIGIT: bool, const O200K: bool, S: PieceSink, N: Fn(&Tables, &[u8], usize) -> usize>(
     t: &Tables,
     text: &str,
     sink: &mut S,
@@ -195,7 +195,7 @@ fn pieces_blocks<const ONE_DIGIT: bool, S: PieceSink, N: Fn(&Tables, &[u8], usiz
         let (mut pos, mut resume) = (0, 0);
         while pos < b.len() {
             if pos >= resume {
-                match super::blocks::cl100k_block::<ONE_DIGIT>(b, pos, |s, e| sink.piece(s, e)) {
+                match super::blocks::block::<ONE_DIGIT, O200K>(b, pos, |s, e| sink.piece(s, e)) {
                     Ok((next, r)) => {
                         (pos, resume) = (next, r);
                         continue;
