@@ -1,6 +1,6 @@
 //! The pieces of plain ASCII text 64 bytes at a time, for the cl100k-like patterns (cl100k,
-//! llama3, qwen2): a block's piece starts are computed at once from bit masks of its byte
-//! classes, with no branch per piece on what kind of piece it is.
+//! llama3, qwen2) and o200k: a block's piece starts are computed at once from bit masks of its
+//! byte classes, with no branch per piece on what kind of piece it is.
 //!
 //! Why: the hand-written matchers (`fast`) decide each piece's alternative with a few
 //! data-dependent branches, and on prose the kind of the next piece (a word, a word after a
@@ -32,7 +32,13 @@
 //! start. The first byte of a block is a piece start by the caller's word (the rules above
 //! read no byte before it).
 //!
-//! What it does not do: anything but the cl100k-like patterns, or any byte that is not plain;
+//! o200k differs in three rules (see `block`): a run of letters also splits where a
+//! lowercase letter is followed by an uppercase one (a word is `U*L+` or `U+L*`); a
+//! contraction is not a piece of its own but the optional end of the word before it (the
+//! byte after it starts a piece; a second one right after it is left to the matcher); and
+//! punctuation's piece takes `[\r\n/]*` after it.
+//!
+//! What it does not do: r50k or DeepSeek V3, or any byte that is not plain;
 //! off x86-64 it is not compiled (the matchers do all the work).
 
 /// The pieces of `b` from `pos` (a piece start) found in one block: `piece` receives every

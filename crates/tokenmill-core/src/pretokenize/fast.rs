@@ -178,8 +178,8 @@ fn pieces<S: PieceSink, N: Fn(&Tables, &[u8], usize) -> usize>(t: &Tables, text:
     }
 }
 
-/// `pieces` for the cl100k-like patterns: runs of plain ASCII go 64 bytes at a time through
-/// `blocks::cl100k_block` (the same pieces, see there), the rest through `next`.
+/// `pieces` for the cl100k-like patterns and o200k: runs of plain ASCII go 64 bytes at a time
+/// through `blocks::block` (the same pieces, see there), the rest through `next`.
 #[inline(always)]
 fn pieces_blocks<const ONE_DIGIT: bool, const O200K: bool, S: PieceSink, N: Fn(&Tables, &[u8], usize) -> usize>(
     t: &Tables,
