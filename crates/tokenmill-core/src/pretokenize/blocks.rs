@@ -120,7 +120,9 @@ pub(super) fn block<const ONE_DIGIT: bool, const O200K: bool>(
     let nl_ahead = fill(w.reverse_bits(), nl.reverse_bits()).reverse_bits();
     let tail_start = sp & (prev(nl) | run_start) & !nl_ahead;
     let last_space = sp & !next(w, spx || matches!(b[pos + 64], b'\n' | b'\r'));
-    let starts = if O200K {
+    // Per pattern: the contractions that count (`ct`), and where words and runs of `O` start
+    // (an `A` starts the word after it).
+    let (ct, words, puncts) = if O200K {
         // o200k: a word is `U*L+` or `U+L*` (ASCII: upper then lower case letters), so a run
         // of letters splits where a lowercase letter is followed by an uppercase one; a
         // contraction is the optional end of the word it follows, and the byte after it
@@ -129,31 +131,17 @@ pub(super) fn block<const ONE_DIGIT: bool, const O200K: bool>(
         let in_ct = prev(ct) | prev(prev(ct & c2));
         let o_eff = o & !absorbed & !ct;
         let a = o_eff & !prev(o_eff) & next(l, lx) & !prev(sp);
-        1 | (l & !prev(l) & !prev(sp) & !prev(a) & !in_ct)
-            | (up & prev(l & !up) & !in_ct)
-            | a
-            | run_start
-            | tail_start
-            | last_space
-            | (o_eff & !prev(o_eff) & !a & !prev(sp))
-            | ((c1 & ct) << 2)
-            | ((c2 & ct) << 3)
-            | digit_starts
+        let words = (l & !prev(l) & !prev(sp) & !prev(a) & !in_ct) | (up & prev(l & !up) & !in_ct);
+        (ct, words, a | (o_eff & !prev(o_eff) & !a & !prev(sp)))
     } else {
         // A contraction where an `O` piece may start (not inside a run of `O`, not after a
         // space).
         let ct = (c1 | c2) & !prev(o) & !prev(sp);
         let a = o & !prev(o) & !next(o, ox) & next(l, lx) & !prev(sp);
-        1 | (l & !prev(l) & !prev(sp) & !prev(a) & !prev(ct))
-            | a
-            | run_start
-            | tail_start
-            | last_space
-            | (o & !prev(o) & !a & !prev(sp))
-            | ((c1 & ct) << 2)
-            | ((c2 & ct) << 3)
-            | digit_starts
+        (ct, l & !prev(l) & !prev(sp) & !prev(a) & !prev(ct), a | (o & !prev(o) & !a & !prev(sp)))
     };
+    let starts =
+        1 | words | puncts | run_start | tail_start | last_space | ((c1 & ct) << 2) | ((c2 & ct) << 3) | digit_starts;
     // A start at s depends on the bytes s - 4 ..= s + 2, and one in a run of whitespace on the
     // whole run: trusted up to k - 3 (bit 63 at most), and not past the start of a run of
     // whitespace that reaches the block's last trusted byte.
