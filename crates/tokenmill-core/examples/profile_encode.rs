@@ -5,7 +5,8 @@
 //! LINES=N encodes line by line, one call each; PASSES=N prints the MB/s of each of N passes
 //! (a first pass, then passes that find the encoder's cache filled); CHAR_STATS=1 counts the
 //! characters that merging may start whole; CACHE_SLOTS=N sizes the encoder's shared cache of
-//! merged pieces (0: none).
+//! merged pieces (0: none); FRESH=1 empties that cache before each pass of PASSES or
+//! PROFILE_LOOP, so every pass is a first pass.
 
 use std::time::Instant;
 
@@ -97,11 +98,16 @@ fn main() {
     }
     // PASSES=N: encode each text N times in one process and print each pass's MB/s (the first
     // is a first pass over new text; the later ones find the encoder's cache filled).
+    let fresh = std::env::var("FRESH").is_ok();
+    let slots = core.vocab.shared_cache().slots();
     if let Some(n) = std::env::var("PASSES").ok().and_then(|v| v.parse::<usize>().ok()) {
         for path in &args[3..] {
             let text = String::from_utf8(std::fs::read(path).expect("read text")).expect("utf-8");
             let speeds: Vec<String> = (0..n)
                 .map(|_| {
+                    if fresh {
+                        core.vocab.set_cache_slots(slots);
+                    }
                     let t = Instant::now();
                     std::hint::black_box(core.encode_ordinary(&text).unwrap());
                     format!("{:.1}", text.len() as f64 / 1e6 / t.elapsed().as_secs_f64())
@@ -116,7 +122,14 @@ fn main() {
         for path in &args[3..] {
             let text = String::from_utf8(std::fs::read(path).expect("read text")).expect("utf-8");
             let t = Instant::now();
-            let total: usize = (0..n).map(|_| core.encode_ordinary(&text).unwrap().len()).sum();
+            let total: usize = (0..n)
+                .map(|_| {
+                    if fresh {
+                        core.vocab.set_cache_slots(slots);
+                    }
+                    core.encode_ordinary(&text).unwrap().len()
+                })
+                .sum();
             println!("{path}: {:.1} MB/s ({total} tokens)", (text.len() * n) as f64 / 1e6 / t.elapsed().as_secs_f64());
         }
         return;

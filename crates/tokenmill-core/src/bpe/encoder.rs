@@ -8,12 +8,13 @@
 //! What it does not do: decide which special tokens are allowed or disallowed (policy, in
 //! Python; this module only applies the sets it is given), or build Python objects.
 
-use super::merge::{encode_piece, encode_piece_with, Scratch};
+use super::merge::{encode_piece, encode_piece_keyed, encode_piece_with, Scratch};
 use super::vocab::Vocab;
 use crate::error::CoreError;
 use crate::parallel::{concat, parallel_map_with};
 use crate::pretokenize::{safe_cuts, safe_cuts_units, PieceSink, Pretokenizer};
 use crate::special::{for_each_segment, Segment, SpecialMatcher};
+use crate::table::pack_at;
 use crate::types::Rank;
 use crate::utf8::{push_utf8, Units};
 
@@ -335,7 +336,8 @@ struct EncodeSink<'a> {
 impl PieceSink for EncodeSink<'_> {
     #[inline(always)]
     fn piece(&mut self, start: usize, end: usize) {
-        encode_piece_with(self.vocab, &self.bytes[start..end], self.out, self.scratch)
+        let piece = &self.bytes[start..end];
+        encode_piece_keyed(self.vocab, piece, pack_at(self.bytes, start, end), self.out, self.scratch)
     }
 }
 

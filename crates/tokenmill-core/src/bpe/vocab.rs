@@ -220,6 +220,17 @@ impl Vocab {
         }
     }
 
+    /// `rank(&bytes[start..end])`, without a branch on the length when 16 bytes of `bytes`
+    /// follow `start` (see `table::pack_at`).
+    #[inline]
+    pub fn rank_at(&self, bytes: &[u8], start: usize, end: usize) -> Option<Rank> {
+        match table::pack_at(bytes, start, end) {
+            Some(key) => self.short.get(key),
+            None if end - start > table::MAX_KEY => self.long.get(&bytes[start..end]).copied(),
+            None => None,
+        }
+    }
+
     /// The cache of merged short pieces this vocabulary's encoders share (see `shared_cache`).
     #[inline(always)]
     pub fn shared_cache(&self) -> &SharedCache {
