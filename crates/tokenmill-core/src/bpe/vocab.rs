@@ -225,7 +225,7 @@ impl Vocab {
     #[inline]
     pub fn rank_at(&self, bytes: &[u8], start: usize, end: usize) -> Option<Rank> {
         match table::pack_at(bytes, start, end) {
-            Some(key) => self.short.get(key),
+            Some(key) => self.short.get_grouped(key),
             None if end - start > table::MAX_KEY => self.long.get(&bytes[start..end]).copied(),
             None => None,
         }
