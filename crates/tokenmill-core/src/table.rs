@@ -96,6 +96,19 @@ pub fn pack_at(text: &[u8], start: usize, end: usize) -> Option<Key> {
     Some((word(0) & ml, (word(8) & mh) | (n as u64) << 56))
 }
 
+/// `pack_at` for `end - start` of 0 to 15 bytes with 16 bytes of `text` from `start`, with no
+/// branch at all: the empty range packs as `(0, 0)`, which no table holds (every stored key
+/// has a length).
+#[inline(always)]
+pub fn key_at(text: &[u8], start: usize, end: usize) -> Key {
+    let w = &text[start..start + 16];
+    let word =
+        |i: usize| u64::from_le_bytes([w[i], w[i + 1], w[i + 2], w[i + 3], w[i + 4], w[i + 5], w[i + 6], w[i + 7]]);
+    let n = (end - start) & 15;
+    let (ml, mh) = MASKS[n];
+    (word(0) & ml, (word(8) & mh) | (n as u64) << 56)
+}
+
 /// `MASKS[n]`: the masks of `pack_at` that keep the first `n` bytes of two words.
 const MASKS: [(u64, u64); MAX_KEY + 1] = {
     let mut m = [(0u64, 0u64); MAX_KEY + 1];
