@@ -339,7 +339,8 @@ mod tests {
         }
         assert_eq!(t.insert(pack(b"k7").unwrap(), 99), Some(7));
         for i in 0u32..5000 {
-            assert_eq!(t.get(pack(format!("k{i}").as_bytes()).unwrap()), Some(i));
+            let k = pack(format!("k{i}").as_bytes()).unwrap();
+            assert_eq!((t.get(k), t.get_grouped(k)), (Some(i), Some(i)));
         }
         assert_eq!(t.get(pack(b"nope").unwrap()), None);
         assert_eq!(t.len(), 5000);
@@ -360,10 +361,12 @@ mod tests {
             assert_eq!(t.insert(pack(format!("c{i}").as_bytes()).unwrap(), i), None);
         }
         for i in 0u32..60 {
-            assert_eq!(t.get(pack(format!("c{i}").as_bytes()).unwrap()), Some(i));
+            let k = pack(format!("c{i}").as_bytes()).unwrap();
+            assert_eq!((t.get(k), t.get_grouped(k)), (Some(i), Some(i)));
         }
         for i in 60u32..200 {
-            assert_eq!(t.get(pack(format!("c{i}").as_bytes()).unwrap()), None);
+            let k = pack(format!("c{i}").as_bytes()).unwrap();
+            assert_eq!((t.get(k), t.get_grouped(k)), (None, None));
         }
         // Homes at the last slots: chains run into the slots past them, then the table grows.
         let mut t = ShortKeyTable::with_capacity(64);
@@ -375,7 +378,8 @@ mod tests {
         }
         assert!(t.homes() > 128, "a chain past the last slot grows the table");
         for (i, k) in keys.iter().enumerate() {
-            assert_eq!(t.get(pack(k.as_bytes()).unwrap()), Some(i as u32));
+            let k = pack(k.as_bytes()).unwrap();
+            assert_eq!((t.get(k), t.get_grouped(k)), (Some(i as u32), Some(i as u32)));
         }
     }
 }

@@ -50,6 +50,31 @@ fn long_merge_equals_flat_merge() {
     }
 }
 
+#[test]
+fn short_merge_equals_the_plain_rule() {
+    // Pieces of up to 15 bytes take `merge_loop_short` in `merge_small`; `merge_bytewise` is
+    // the generic loop. Shuffled ranks put the lowest rank anywhere: first, last, repeated.
+    for seed in 0..200u64 {
+        let vocab = if seed % 2 == 0 {
+            toy_vocab(seed, 40 + seed as usize % 60 * 3)
+        } else {
+            shuffled_vocab(seed, [&b"ab c"[..], b"ab", b"abc"][seed as usize % 3], [20, 60, 150][seed as usize % 5 % 3])
+        };
+        let mut rng = Rng(seed + 11);
+        for round in 0..100 {
+            let len = rng.below(18);
+            let piece: Vec<u8> = match round % 3 {
+                0 => vec![b"abc "[rng.below(4)]; len],
+                _ => (0..len).map(|_| b"abc "[rng.below(4)]).collect(),
+            };
+            let (mut want, mut got) = (Vec::new(), Vec::new());
+            merge_bytewise(&vocab, &piece, &mut want);
+            merge_small(&vocab, &piece, &mut got, &mut Default::default());
+            assert_eq!(got, want, "seed {seed}, piece {:?}", String::from_utf8_lossy(&piece));
+        }
+    }
+}
+
 /// A vocabulary over `alphabet` whose multi-byte tokens are random strings with shuffled
 /// ranks: many are unreachable (BPE of their bytes gives something else) and a token may rank
 /// below the tokens it is built from, which the backtracking search must handle exactly.

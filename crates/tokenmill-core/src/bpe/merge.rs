@@ -839,9 +839,8 @@ fn merge_loop_short<U: Units>(
         next[i] = e as u8;
         prev[e] = i as u8;
         r[j] = Rank::MAX;
-        // Without a part after e (e == m), the range e..e: empty.
-        let after = std::hint::select_unpredictable(e < m, next[e] as usize, e);
-        r[i] = rank_of(std::hint::select_unpredictable(e < m, i, e), after);
+        // Without a part after e (e == m), the range m..m (`next[m]` is m): empty.
+        r[i] = rank_of(std::hint::select_unpredictable(e < m, i, e), next[e] as usize);
         // Without a part before i (i == 0), the empty range, into the spare entry.
         let p = prev[i] as usize;
         let has_prev = i > 0;
