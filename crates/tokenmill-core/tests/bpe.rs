@@ -50,16 +50,22 @@ fn long_merge_equals_flat_merge() {
     }
 }
 
+/// Vocabularies built by merges (ranks grow; even seeds) and shuffled ones (unreachable
+/// tokens, ranks below their parts; odd seeds), of varied sizes and alphabets.
+fn mixed_vocab(seed: u64) -> Vocab {
+    if seed.is_multiple_of(2) {
+        toy_vocab(seed, 40 + seed as usize % 60 * 3)
+    } else {
+        shuffled_vocab(seed, [&b"ab c"[..], b"ab", b"abc"][seed as usize % 3], [20, 60, 150][seed as usize % 5 % 3])
+    }
+}
+
 #[test]
 fn short_merge_equals_the_plain_rule() {
     // Pieces of up to 15 bytes take `merge_loop_short` in `merge_small`; `merge_bytewise` is
     // the generic loop. Shuffled ranks put the lowest rank anywhere: first, last, repeated.
     for seed in 0..200u64 {
-        let vocab = if seed % 2 == 0 {
-            toy_vocab(seed, 40 + seed as usize % 60 * 3)
-        } else {
-            shuffled_vocab(seed, [&b"ab c"[..], b"ab", b"abc"][seed as usize % 3], [20, 60, 150][seed as usize % 5 % 3])
-        };
+        let vocab = mixed_vocab(seed);
         let mut rng = Rng(seed + 11);
         for round in 0..100 {
             let len = rng.below(18);
@@ -103,11 +109,7 @@ fn backtracking_equals_merging() {
     // built by merges (ranks grow) and on shuffled ones (unreachable tokens, ranks below their
     // parts), over random strings, runs of one byte and of two alternating bytes.
     for seed in 0..300u64 {
-        let vocab = if seed % 2 == 0 {
-            toy_vocab(seed, 40 + seed as usize % 60 * 3)
-        } else {
-            shuffled_vocab(seed, [&b"ab c"[..], b"ab", b"abc"][seed as usize % 3], [20, 60, 150][seed as usize % 5 % 3])
-        };
+        let vocab = mixed_vocab(seed);
         let mut rng = Rng(seed + 7);
         for round in 0..60 {
             let len = rng.below(300);

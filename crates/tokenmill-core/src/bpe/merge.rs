@@ -254,7 +254,7 @@ fn merge_piece(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut S
     if piece.len() <= LONG_THRESHOLD && piece.iter().all(|&b| b < 0xC2) {
         // No character here can start whole: merge from bytes (`merge_small` would scan the
         // piece for one again).
-        merge_with(vocab, piece, out, scratch, &mut ScanShort, false, false);
+        merge_with(vocab, piece, out, scratch, &mut Scan::<true>, false, false);
         return false;
     }
     let mut start = 0;
@@ -498,7 +498,7 @@ pub fn split_points<'a>(vocab: &'a Vocab, piece: &'a [u8]) -> impl Iterator<Item
 /// Flat-array merge for short pieces (tiktoken's algorithm shape): repeatedly find the
 /// leftmost lowest-ranked pair of adjacent parts by a scan, and join them.
 pub fn merge_small(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut Scratch) {
-    merge_with(vocab, piece, out, scratch, &mut ScanShort, true, false)
+    merge_with(vocab, piece, out, scratch, &mut Scan::<true>, true, false)
 }
 
 /// Merge for longer pieces; same result as `merge_small`.
@@ -518,7 +518,7 @@ pub fn merge_long(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mu
 /// The plain rule, from single bytes only, by a scan: the specification the fast paths are
 /// tested against (slow on long pieces).
 pub fn merge_bytewise(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>) {
-    merge_with(vocab, piece, out, &mut Scratch::default(), &mut Scan, false, false)
+    merge_with(vocab, piece, out, &mut Scratch::default(), &mut Scan::<false>, false, false)
 }
 
 /// How the merge loop finds the leftmost lowest rank: a plain scan or a `MinTree`.
@@ -530,27 +530,12 @@ trait MinIndex {
     fn min(&self, base: &[u32]) -> Option<(u32, usize)>;
 }
 
-/// The scan: no summary at all.
-struct Scan;
+/// The scan: no summary at all. `SHORT`: for the merges of short pieces, where at most 64
+/// units and parts of at most 15 bytes meet, the merge runs in `merge_loop_short`.
+struct Scan<const SHORT: bool>;
 
-/// `Scan`, for the merges of short pieces: where at most 64 units and parts of at most 15
-/// bytes meet, the merge runs in `merge_loop_short`.
-struct ScanShort;
-
-impl MinIndex for ScanShort {
-    const SHORT: bool = true;
-    fn build(&mut self, _: &[u32]) {}
-    #[inline]
-    fn set(&mut self, base: &mut [u32], i: usize, v: u32) {
-        base[i] = v;
-    }
-    #[inline]
-    fn min(&self, base: &[u32]) -> Option<(u32, usize)> {
-        Scan.min(base)
-    }
-}
-
-impl MinIndex for Scan {
+impl<const S: bool> MinIndex for Scan<S> {
+    const SHORT: bool = S;
     fn build(&mut self, _: &[u32]) {}
     #[inline]
     fn set(&mut self, base: &mut [u32], i: usize, v: u32) {
