@@ -85,15 +85,11 @@ pub fn pack(b: &[u8]) -> Option<Key> {
 #[inline(always)]
 pub fn pack_at(text: &[u8], start: usize, end: usize) -> Option<Key> {
     let n = end - start;
-    let Some(w) = text.get(start..start + 16) else { return pack(&text[start..end]) };
-    if n == 0 || n > MAX_KEY {
-        return None;
+    if start + 16 > text.len() {
+        return pack(&text[start..end]);
     }
-    let word =
-        |i: usize| u64::from_le_bytes([w[i], w[i + 1], w[i + 2], w[i + 3], w[i + 4], w[i + 5], w[i + 6], w[i + 7]]);
-    // The masks keep the first n bytes.
-    let (ml, mh) = MASKS[n];
-    Some((word(0) & ml, (word(8) & mh) | (n as u64) << 56))
+    // 1 to MAX_KEY bytes, in one comparison.
+    (n.wrapping_sub(1) < MAX_KEY).then(|| key_at(text, start, end))
 }
 
 /// `pack_at` for `end - start` of 0 to 15 bytes with 16 bytes of `text` from `start`, with no
@@ -105,6 +101,7 @@ pub fn key_at(text: &[u8], start: usize, end: usize) -> Key {
     let word =
         |i: usize| u64::from_le_bytes([w[i], w[i + 1], w[i + 2], w[i + 3], w[i + 4], w[i + 5], w[i + 6], w[i + 7]]);
     let n = (end - start) & 15;
+    // The masks keep the first n bytes.
     let (ml, mh) = MASKS[n];
     (word(0) & ml, (word(8) & mh) | (n as u64) << 56)
 }

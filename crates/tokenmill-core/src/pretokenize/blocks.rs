@@ -94,8 +94,7 @@ pub(super) fn block<const ONE_DIGIT: bool, const O200K: bool>(
         0
     };
     // First byte that is not plain (or starts a run's fourth group of digits, or an o200k
-    // chained contraction), counting the
-    // two bytes after the block (64 and 65), 66 if none.
+    // chained contraction), counting the two bytes after the block (64 and 65), 66 if none.
     let k = (!(l | sp | o | d | nl) | long_digits | chained).trailing_zeros() as usize;
     let k = match k {
         64 if !plain(b[pos + 64]) => 64,
