@@ -14,11 +14,12 @@
 //! anything user-facing; that lives in the Python package. Every fallible entry point returns
 //! `CoreError`; nothing here panics on user input.
 //!
-//! Module dependencies point one way, with no cycle: `error`, `table`, `offsets`, `utf8` and `types`
-//! (the `Rank` id type) use no other module; `pretokenize`, `normalize`, `parallel`, `special`
-//! and `wordpiece` use only those; `spm` uses only `error`; `pipeline` uses `normalize`,
-//! `pretokenize` and `wordpiece`; `bpe` uses the modules above it; `hf` uses those, `bpe` and
-//! `spm::charsmap`; `formats` and `train` use `bpe` and the modules above it.
+//! Module dependencies point one way, with no cycle: `error`, `zeroed`, `offsets`, `utf8` and
+//! `types` (the `Rank` id type) use no other module, `table` only `zeroed`; `pretokenize`,
+//! `normalize`, `parallel`, `special` and `wordpiece` use only those; `spm` uses only `error`;
+//! `pipeline` uses `normalize`, `pretokenize` and `wordpiece`; `bpe` uses the modules above
+//! it; `hf` uses those, `bpe` and `spm::charsmap`; `formats` and `train` use `bpe` and the
+//! modules above it.
 
 pub mod bpe;
 pub mod data;
@@ -37,6 +38,7 @@ pub mod train;
 pub mod types;
 pub mod utf8;
 pub mod wordpiece;
+pub mod zeroed;
 
 pub use bpe::{CoreBpe, Vocab};
 pub use error::CoreError;

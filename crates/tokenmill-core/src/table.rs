@@ -17,6 +17,8 @@
 //! What it does not do: deletion. It is built once, at a load factor of at most one half
 //! (growing as it fills), and then only read, so it is shared freely across threads.
 
+use crate::zeroed::{Zeroable, Zeroed};
+
 /// Longest key the table holds, in bytes.
 pub const MAX_KEY: usize = 15;
 
@@ -35,11 +37,15 @@ struct Slot {
     value: u32,
 }
 
+// SAFETY: integers only; all zero is an empty slot.
+unsafe impl Zeroable for Slot {}
+
 #[derive(Clone, Debug)]
 pub struct ShortKeyTable {
     /// 0 for an empty slot, else `0x80 | 7 bits of the hash`.
     tags: Vec<u8>,
-    slots: Vec<Slot>,
+    /// On huge pages where the system gives them (see `zeroed`).
+    slots: Zeroed<Slot>,
     /// `64 - log2(slots.len())`: the index is the top bits of the mixed hash.
     shift: u32,
     len: usize,
@@ -135,7 +141,7 @@ impl ShortKeyTable {
         let n_slots = (capacity.max(8) * 2).next_power_of_two();
         ShortKeyTable {
             tags: vec![0; n_slots + GROUP],
-            slots: vec![Slot { lo: 0, hi: 0, value: 0 }; n_slots + GROUP],
+            slots: Zeroed::new(n_slots + GROUP),
             shift: 64 - n_slots.trailing_zeros(),
             len: 0,
         }
@@ -191,7 +197,7 @@ impl ShortKeyTable {
 
     fn grow(&mut self) {
         let old = std::mem::replace(self, ShortKeyTable::with_capacity(self.homes()));
-        for (s, t) in old.slots.into_iter().zip(old.tags) {
+        for (s, &t) in old.slots.iter().zip(&old.tags) {
             if t != 0 {
                 self.insert((s.lo, s.hi), s.value);
             }

@@ -40,6 +40,7 @@ use std::sync::OnceLock;
 
 use crate::table::Key;
 use crate::types::Rank;
+use crate::zeroed::{Zeroable, Zeroed};
 
 /// Most tokens a slot holds.
 pub const MAX_TOKENS: usize = 10;
@@ -61,6 +62,9 @@ struct Slot {
     key: [AtomicU64; 2],
     tokens: [AtomicU32; MAX_TOKENS],
 }
+
+// SAFETY: atomic integers only; all zero is an empty, stable slot.
+unsafe impl Zeroable for Slot {}
 
 /// See the module documentation. `Clone` gives an empty cache of the same size: a cache is
 /// not part of an encoder's meaning.
@@ -186,7 +190,7 @@ impl SharedCache {
     #[inline]
     fn memory(&self) -> &Memory {
         self.mem.get_or_init(|| Memory {
-            slots: slot_memory(self.n_slots),
+            slots: Zeroed::new(self.n_slots),
             tags: (0..self.n_slots).map(|_| AtomicU8::new(0)).collect(),
         })
     }
@@ -251,7 +255,11 @@ impl SharedCache {
 /// A cache's memory: the slots, and a tag per slot (`SharedCache::tag` of the key it holds; 0
 /// while empty), 1 byte per 64 of slot.
 struct Memory {
-    slots: SlotMemory,
+    /// On huge pages where the system gives them: a first pass over new text writes slots all
+    /// over the table, and with 4 KiB pages nearly every page of the 4 MiB was faulted in, one
+    /// trap each (1,024 of the 3,540 page faults of a 2 MB first pass of o200k over fr/ja/zh
+    /// lines, and about 10% of its time); two 2 MiB pages take two.
+    slots: Zeroed<Slot>,
     tags: Box<[AtomicU8]>,
 }
 
@@ -347,106 +355,6 @@ impl Pending {
             }
             _ => false,
         }
-    }
-}
-
-/// The slots' memory: on Linux a fresh anonymous mapping on transparent huge pages, else a
-/// zeroed allocation.
-///
-/// Why huge pages: a first pass over new text writes slots all over the table (a piece goes
-/// where its hash says), so with 4 KiB pages nearly every page of the 4 MiB is faulted in,
-/// one trap each: 1,024 of the 3,540 page faults of a 2 MB first pass of o200k over fr/ja/zh
-/// lines, and about 10% of its time. Two 2 MiB pages take two. Where the system gives no huge
-/// pages, this is the same zero-on-first-touch memory as before.
-enum SlotMemory {
-    #[cfg(target_os = "linux")]
-    Mapped {
-        map: *mut libc::c_void,
-        map_len: usize,
-        slots: *const Slot,
-        n: usize,
-    },
-    Heap(Box<[Slot]>),
-}
-
-// SAFETY: a mapping is owned like a `Box<[Slot]>` (freed once, in `drop`), and `Slot` holds
-// only atomics, so shared references to it may cross threads.
-unsafe impl Send for SlotMemory {}
-unsafe impl Sync for SlotMemory {}
-
-impl std::ops::Deref for SlotMemory {
-    type Target = [Slot];
-    fn deref(&self) -> &[Slot] {
-        match self {
-            #[cfg(target_os = "linux")]
-            // SAFETY: `slots` points to `n` zero-initialized slots inside the live mapping
-            // (all-zero bytes are a valid `Slot`).
-            SlotMemory::Mapped { slots, n, .. } => unsafe { std::slice::from_raw_parts(*slots, *n) },
-            SlotMemory::Heap(b) => b,
-        }
-    }
-}
-
-impl Drop for SlotMemory {
-    fn drop(&mut self) {
-        #[cfg(target_os = "linux")]
-        if let SlotMemory::Mapped { map, map_len, .. } = *self {
-            // SAFETY: the mapping `slot_memory` made, unmapped once.
-            unsafe { libc::munmap(map, map_len) };
-        }
-    }
-}
-
-/// `n` empty slots (see `SlotMemory`).
-fn slot_memory(n: usize) -> SlotMemory {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let bytes = n.checked_mul(std::mem::size_of::<Slot>()).unwrap_or(0);
-        if (HUGE..=usize::MAX - HUGE).contains(&bytes) {
-            let map_len = bytes + HUGE;
-            // SAFETY: a fresh private anonymous mapping (zero-filled by the system); the
-            // aligned start stays inside it (`HUGE` bytes of slack), and `madvise` only
-            // advises (its failure leaves ordinary pages).
-            unsafe {
-                let map = libc::mmap(
-                    std::ptr::null_mut(),
-                    map_len,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                    -1,
-                    0,
-                );
-                if map != libc::MAP_FAILED {
-                    let start = (map as usize).next_multiple_of(HUGE);
-                    libc::madvise(start as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE);
-                    return SlotMemory::Mapped { map, map_len, slots: start as *const Slot, n };
-                }
-            }
-        }
-    }
-    SlotMemory::Heap(zeroed_slots(n))
-}
-
-/// `n` empty slots, from zeroed memory: the allocator hands out fresh pages for it, which the
-/// system maps on first touch, so an encoder pays only for the slots it uses (writing 4 MiB of
-/// empty slots cost a tenth of the cache's gain on a first pass over 3.5 MB of prose).
-fn zeroed_slots(n: usize) -> Box<[Slot]> {
-    let Ok(layout) = std::alloc::Layout::array::<Slot>(n) else {
-        // Unreachable for any slot count `SharedCache::new` keeps (below 2^57).
-        return (0..n).map(|_| Slot::default()).collect();
-    };
-    if n == 0 {
-        return Box::new([]);
-    }
-    // SAFETY: the layout is non-zero-sized; all-zero bytes are a valid `Slot` (integers and
-    // atomic integers only), and `Box<[Slot]>` frees with this same layout.
-    unsafe {
-        let p = std::alloc::alloc_zeroed(layout) as *mut Slot;
-        if p.is_null() {
-            std::alloc::handle_alloc_error(layout);
-        }
-        Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, n))
     }
 }
 
