@@ -6,7 +6,10 @@
 //! (a first pass, then passes that find the encoder's cache filled); CHAR_STATS=1 counts the
 //! characters that merging may start whole; CACHE_SLOTS=N sizes the encoder's shared cache of
 //! merged pieces (0: none); FRESH=1 empties that cache before each pass of PASSES or
-//! PROFILE_LOOP, so every pass is a first pass.
+//! PROFILE_LOOP, so every pass is a first pass. ALT=N compares two versions of a code path
+//! in one process: N rounds of two passes, one with `tokenmill_core::EXPERIMENT` at 0 and one
+//! at 1 (in turn first), each by an encoder built with that value; prints the medians, the
+//! median of the rounds' ratios and how many rounds the second version won (FRESH applies).
 
 use std::time::Instant;
 
@@ -31,7 +34,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let mut core = CoreBpe::new(ranks, vec![], pat).expect("build");
+    let mut core = CoreBpe::new(ranks.clone(), vec![], pat).expect("build");
     if dfa {
         core.pretokenizer = tokenmill_core::pretokenize::Pretokenizer::dfa(pat).expect("the DFA runs the pattern");
     }
@@ -114,6 +117,41 @@ fn main() {
                 })
                 .collect();
             println!("{path}: passes MB/s {}", speeds.join(" "));
+        }
+        return;
+    }
+    // ALT=N: rounds of a pass with EXPERIMENT at 0 and one at 1, each by its own encoder.
+    if let Some(n) = std::env::var("ALT").ok().and_then(|v| v.parse::<usize>().ok()) {
+        tokenmill_core::EXPERIMENT.store(1, std::sync::atomic::Ordering::Relaxed);
+        let mut other = CoreBpe::new(ranks, vec![], pat).expect("build");
+        for path in &args[3..] {
+            let text = String::from_utf8(std::fs::read(path).expect("read text")).expect("utf-8");
+            let mut speeds = [Vec::new(), Vec::new()];
+            for round in 0..n {
+                for k in [round % 2, 1 - round % 2] {
+                    let c = if k == 0 { &mut core } else { &mut other };
+                    tokenmill_core::EXPERIMENT.store(k as u32, std::sync::atomic::Ordering::Relaxed);
+                    if fresh {
+                        c.vocab.set_cache_slots(slots);
+                    }
+                    let t = Instant::now();
+                    std::hint::black_box(c.encode_ordinary(&text).unwrap());
+                    speeds[k].push(text.len() as f64 / 1e6 / t.elapsed().as_secs_f64());
+                }
+            }
+            let med = |v: &[f64]| {
+                let mut v = v.to_vec();
+                v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+                v[v.len() / 2]
+            };
+            let ratios: Vec<f64> = (0..n).map(|r| speeds[1][r] / speeds[0][r]).collect();
+            let wins = ratios.iter().filter(|&&r| r > 1.0).count();
+            println!(
+                "{path}: medians {:.1} -> {:.1} MB/s, median ratio {:.3}, 1 faster in {wins} of {n}",
+                med(&speeds[0]),
+                med(&speeds[1]),
+                med(&ratios)
+            );
         }
         return;
     }
