@@ -8,8 +8,10 @@
 //! merged pieces (0: none); FRESH=1 empties that cache before each pass of PASSES or
 //! PROFILE_LOOP, so every pass is a first pass. ALT=N compares two versions of a code path
 //! in one process: N rounds of two passes, one with `tokenmill_core::EXPERIMENT` at 0 and one
-//! at 1 (in turn first), each by an encoder built with that value; prints the medians, the
-//! median of the rounds' ratios and how many rounds the second version won (FRESH applies).
+//! at ALT_V (default 1), in turn first; with ALT_BUILD=1 the second by an encoder built with
+//! that value; prints the medians, the geometric mean of the rounds' ratios and how many
+//! rounds the second version won (FRESH applies);
+//! EXPERIMENT=V sets it for the other modes (callgrind of one version).
 
 use std::time::Instant;
 
@@ -34,6 +36,9 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if let Some(v) = std::env::var("EXPERIMENT").ok().and_then(|v| v.parse::<u32>().ok()) {
+        tokenmill_core::EXPERIMENT.store(v, std::sync::atomic::Ordering::Relaxed);
+    }
     let mut core = CoreBpe::new(ranks.clone(), vec![], pat).expect("build");
     if dfa {
         core.pretokenizer = tokenmill_core::pretokenize::Pretokenizer::dfa(pat).expect("the DFA runs the pattern");
@@ -120,17 +125,26 @@ fn main() {
         }
         return;
     }
-    // ALT=N: rounds of a pass with EXPERIMENT at 0 and one at 1, each by its own encoder.
+    // ALT=N: rounds of a pass with EXPERIMENT at 0 and one at ALT_V, in turn first.
     if let Some(n) = std::env::var("ALT").ok().and_then(|v| v.parse::<usize>().ok()) {
-        tokenmill_core::EXPERIMENT.store(1, std::sync::atomic::Ordering::Relaxed);
-        let mut other = CoreBpe::new(ranks, vec![], pat).expect("build");
+        let alt_v = std::env::var("ALT_V").ok().and_then(|v| v.parse::<u32>().ok()).unwrap_or(1);
+        // A second encoder only for a switch read when an encoder is built: a pass after
+        // another encoder's finds its tables colder in the CPU's caches than a pass after its
+        // own, so with one encoder per version the first pass of a round is the faster.
+        let mut other = std::env::var("ALT_BUILD").is_ok().then(|| {
+            tokenmill_core::EXPERIMENT.store(alt_v, std::sync::atomic::Ordering::Relaxed);
+            CoreBpe::new(ranks, vec![], pat).expect("build")
+        });
         for path in &args[3..] {
             let text = String::from_utf8(std::fs::read(path).expect("read text")).expect("utf-8");
             let mut speeds = [Vec::new(), Vec::new()];
             for round in 0..n {
                 for k in [round % 2, 1 - round % 2] {
-                    let c = if k == 0 { &mut core } else { &mut other };
-                    tokenmill_core::EXPERIMENT.store(k as u32, std::sync::atomic::Ordering::Relaxed);
+                    let c = match (k, other.as_mut()) {
+                        (1, Some(o)) => o,
+                        _ => &mut core,
+                    };
+                    tokenmill_core::EXPERIMENT.store(k as u32 * alt_v, std::sync::atomic::Ordering::Relaxed);
                     if fresh {
                         c.vocab.set_cache_slots(slots);
                     }
@@ -144,13 +158,14 @@ fn main() {
                 v.sort_by(|a, b| a.partial_cmp(b).unwrap());
                 v[v.len() / 2]
             };
-            let ratios: Vec<f64> = (0..n).map(|r| speeds[1][r] / speeds[0][r]).collect();
-            let wins = ratios.iter().filter(|&&r| r > 1.0).count();
+            // The geometric mean of the rounds' ratios: an effect of going first cancels out.
+            let logs: f64 = (0..n).map(|r| (speeds[1][r] / speeds[0][r]).ln()).sum();
+            let wins = (0..n).filter(|&r| speeds[1][r] > speeds[0][r]).count();
             println!(
-                "{path}: medians {:.1} -> {:.1} MB/s, median ratio {:.3}, 1 faster in {wins} of {n}",
+                "{path}: medians {:.1} -> {:.1} MB/s, mean ratio {:.3}, {alt_v} faster in {wins} of {n} rounds",
                 med(&speeds[0]),
                 med(&speeds[1]),
-                med(&ratios)
+                (logs / n as f64).exp()
             );
         }
         return;

@@ -7,9 +7,9 @@
 //! places their hashes pick, so with 4 KiB pages nearly every lookup needs a page
 //! translation that the CPU's translation cache (about 1,500 entries) does not hold. On 2 MiB
 //! pages a table takes a handful of entries. Measured in one process, passes alternating
-//! between two copies of the encoder (`benchmarks/README.md`, session 25): the token table on
-//! huge pages encodes cl100k prose 8% faster and o200k prose 18% faster. A first pass writes
-//! all over a cache as well: one page fault per 2 MiB instead of per 4 KiB.
+//! between two copies of the encoder (`benchmarks/README.md`, session 25), with huge pages
+//! a warm pass over prose is 4-5% faster for cl100k and 7% for o200k, a first pass 4%. A
+//! first pass writes all over a cache as well: one page fault per 2 MiB instead of per 4 KiB.
 //!
 //! Where the system gives no huge pages, or the array is under 2 MiB, this is the same
 //! zero-on-first-touch memory as `alloc_zeroed`, so an array pays only for the pages it uses.
