@@ -2,7 +2,9 @@
 //! vocabulary and parser reject malformed input with the documented messages.
 
 use tokenmill_core::bpe::backtrack;
-use tokenmill_core::bpe::merge::{few_bytes, merge_bytewise, merge_long, merge_long_scanning, merge_small, MinTree};
+use tokenmill_core::bpe::merge::{
+    encode_piece, few_bytes, merge_bytewise, merge_long, merge_long_scanning, merge_small, MinTree,
+};
 use tokenmill_core::formats::tiktoken::{dump, parse, unformable};
 use tokenmill_core::{CoreBpe, CoreError, Vocab};
 
@@ -71,12 +73,21 @@ fn short_merge_equals_the_plain_rule() {
             let len = rng.below(18);
             let piece: Vec<u8> = match round % 3 {
                 0 => vec![b"abc "[rng.below(4)]; len],
+                // NUL bytes, which the packing must not confuse with its zero padding.
+                1 => (0..len).map(|_| b"abc \0"[rng.below(5)]).collect(),
                 _ => (0..len).map(|_| b"abc "[rng.below(4)]).collect(),
             };
             let (mut want, mut got) = (Vec::new(), Vec::new());
             merge_bytewise(&vocab, &piece, &mut want);
             merge_small(&vocab, &piece, &mut got, &mut Default::default());
             assert_eq!(got, want, "seed {seed}, piece {:?}", String::from_utf8_lossy(&piece));
+            // A piece that is not a token merges on the stack (`merge_short_ascii`) when it
+            // is ASCII and packs (up to 15 bytes).
+            if vocab.rank(&piece).is_none() {
+                got.clear();
+                encode_piece(&vocab, &piece, &mut got);
+                assert_eq!(got, want, "seed {seed}, piece {:?} through encode_piece", String::from_utf8_lossy(&piece));
+            }
         }
     }
 }
