@@ -225,8 +225,14 @@ impl ShortKeyTable {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{
-                __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8, _mm_setzero_si128,
+                __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_prefetch, _mm_set1_epi8,
+                _mm_setzero_si128, _MM_HINT_T0,
             };
+            // The home slot's line, asked for now: which slot to read depends on the tags, so
+            // without this its miss would only start once theirs is over (merging's lookups
+            // wait on both; a first pass went 2-8% faster).
+            // SAFETY: a prefetch reads nothing into the program and never faults.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(self.slots.as_ptr().wrapping_add(i) as *const i8) };
             let group = &self.tags[i..i + GROUP];
             // SAFETY: SSE2 is part of x86-64; the load reads the 16 bytes of `group`.
             let (hits, empty) = unsafe {
