@@ -6,6 +6,7 @@ Usage::
     python benchmarks/encode.py --quick    # smaller corpora, 3 repeats (< 1 minute)
     python benchmarks/encode.py --repeat 9 --encodings o200k_base --corpora code
     python benchmarks/encode.py --first-pass   # vs gigatoken: one core, fresh process, new text (~4 minutes)
+    python benchmarks/encode.py --first-pass --interleaved   # the same in one process, alternating pass by pass
     python benchmarks/encode.py --custom       # patterns no hand-written matcher covers, vs tiktoken (~2 minutes)
     python benchmarks/encode.py --memory       # peak RSS of encoding 100 MB of new text, vs gigatoken (~3 minutes)
 
@@ -269,10 +270,14 @@ def first_pass_child(lib: str, enc_name: str, corpus: str, mb: float) -> dict:
         fn = lambda t: np.asarray(tok.encode(t))  # noqa: E731
     fn(other)
     out = {}
+    nbytes = {id(a): len(a.encode("utf-8")), id(b): len(b.encode("utf-8"))}
     for name, t in (("first", a), ("second", b), ("same", b)):
         t0 = time.perf_counter()
         ids = fn(t)
-        out[name] = len(t.encode("utf-8")) / 1e6 / (time.perf_counter() - t0)
+        # (Until session 25 the text's length in UTF-8 was computed here, inside the timed
+        # span: CPython's encoding of the text was timed with each call.)
+        seconds = time.perf_counter() - t0
+        out[name] = nbytes[id(t)] / 1e6 / seconds
         if name == "first":
             out["digest"] = hashlib.sha1(np.asarray(ids, dtype=np.uint32).tobytes()).hexdigest()
     out["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -324,6 +329,66 @@ def first_pass(encodings, corpora, mb: float, rounds: int, log) -> int:
         same = "-" if g is None or lib == "gigatoken" else ("yes" if g["digest"] == m["digest"] else "NO")
         print(f"{enc_name:12} {corpus:13} {lib:10} {m['mb']:5.1f} {m['first']:8.1f} {m['second']:8.1f} {m['same']:8.1f} "
               f"{m['rss_mb']:7.0f}  {vs:28}  {same}")
+    return 0
+
+
+def first_pass_interleaved(encodings, corpora, mb: float, rounds: int, log) -> int:
+    """`--first-pass --interleaved`: the same three passes as `first_pass`, in one process
+    pinned to one core, the two libraries alternating pass by pass (who goes first alternates
+    by round), each round with new encoders (tokenmill: `with_cache_capacity`, a copy with an
+    empty cache; gigatoken: `from_tiktoken` again) and new `str` objects (none carries a UTF-8
+    form from an earlier call). Why: this host's speed drifts by up to 2x between moments, and
+    fresh processes run seconds apart land in different moments; passes a few milliseconds
+    apart do not. Reported per column: the geometric mean of the rounds' ratios (gigatoken's
+    time / tokenmill's), and how many rounds tokenmill was faster."""
+    import math
+
+    import gigatoken
+
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    texts = first_pass_texts(mb)
+    print(cpu_model())
+    print(f"{versions()}; one process on one core, passes alternating between the libraries, {rounds} rounds, "
+          "new encoders and new str objects each round; A = first half of the text (first pass), B = second half "
+          "after A, B again; MB/s medians, and tokenmill vs gigatoken as the geometric mean of the rounds' ratios")
+    head = (f"{'encoding':12} {'corpus':13} {'MB':>5} {'tokenmill A / B / same':>24} {'gigatoken A / B / same':>24}  "
+            f"vs gigatoken (first/new/same)  rounds faster")
+    print(head)
+    print("-" * len(head))
+    for enc_name in encodings:
+        base = tokenmill.get_encoding(enc_name)
+        for corpus in corpora:
+            text = texts[corpus]
+            other = texts["code" if corpus != "code" else "prose"][:65536]
+            cut = text.rfind("\n", 0, len(text) // 2) + 1 or len(text) // 2
+            halves = {"first": text[:cut], "second": text[cut:]}
+            nbytes = {k: len(v.encode("utf-8")) for k, v in halves.items()}
+            speeds: dict = {(lib, k): [] for lib in FIRST_PASS_LIBS for k in ("first", "second", "same")}
+            for r in range(rounds):
+                enc = base.with_cache_capacity(base.cache_capacity)
+                tok = gigatoken.Tokenizer.from_tiktoken(str(peers.shared_data() / "tiktoken" / f"{enc_name}.tiktoken"))
+                fns = {"tokenmill": lambda t: enc.encode_to_numpy(t, disallowed_special=(), num_threads=1),
+                       "gigatoken": lambda t: tok.encode(t)}
+                for f in fns.values():
+                    f((other + " ")[:-1])
+                order = FIRST_PASS_LIBS if r % 2 == 0 else FIRST_PASS_LIBS[::-1]
+                # A new str per library and pass (B again: the same object as that library's B).
+                objs = {lib: {k: (halves[k] + " ")[:-1] for k in halves} for lib in order}
+                for k, half in (("first", "first"), ("second", "second"), ("same", "second")):
+                    for lib in order:
+                        t0 = time.perf_counter()
+                        fns[lib](objs[lib][half])
+                        speeds[(lib, k)].append(nbytes[half] / 1e6 / (time.perf_counter() - t0))
+                del enc, tok, fns
+            cols = ("first", "second", "same")
+            ratio = {k: [a / b for a, b in zip(speeds[("tokenmill", k)], speeds[("gigatoken", k)])] for k in cols}
+            geo = " / ".join(f"{math.exp(sum(map(math.log, ratio[k])) / rounds):.2f}x" for k in cols)
+            wins = " / ".join(str(sum(x > 1 for x in ratio[k])) for k in cols)
+            med = {lib: " / ".join(f"{statistics.median(speeds[(lib, k)]):.0f}" for k in cols) for lib in FIRST_PASS_LIBS}
+            mb_text = sum(nbytes.values()) / 1e6
+            print(f"{enc_name:12} {corpus:13} {mb_text:5.1f} {med['tokenmill']:>24} {med['gigatoken']:>24}  {geo:28}  {wins} of {rounds}")
+            log(f"{enc_name} {corpus} done")
     return 0
 
 
@@ -531,6 +596,8 @@ def main(argv=None) -> int:
     p.add_argument("--quiet", action="store_true", help="print only the final report")
     p.add_argument("--first-pass", action="store_true",
                    help="tokenmill vs gigatoken, one core, fresh process, new text (see first_pass)")
+    p.add_argument("--interleaved", action="store_true",
+                   help="--first-pass in one process, the libraries alternating pass by pass (see first_pass_interleaved)")
     p.add_argument("--custom", action="store_true", help="custom patterns (no hand-written matcher) vs tiktoken")
     p.add_argument("--mb", type=float, default=None, help="--first-pass / --custom: MB of text per corpus (default 20 / 4)")
     p.add_argument("--rounds", type=int, default=3, help="--first-pass: fresh processes per row (default 3)")
@@ -561,7 +628,10 @@ def main(argv=None) -> int:
     if args.first_pass:
         names = {"english": "prose"}
         encs = [e for e in args.encodings if e != "r50k_base"] if args.encodings == ENCODINGS else args.encodings
-        return first_pass(encs, [names.get(c, c) for c in args.corpora], args.mb or 20.0, args.rounds, log)
+        corpora = [names.get(c, c) for c in args.corpora]
+        if args.interleaved:
+            return first_pass_interleaved(encs, corpora, args.mb or 20.0, args.rounds, log)
+        return first_pass(encs, corpora, args.mb or 20.0, args.rounds, log)
     if args.memory:
         encs = [e for e in args.encodings if e != "r50k_base"] if args.encodings == ENCODINGS else args.encodings
         return memory(encs, int(args.mb or 100), log)
