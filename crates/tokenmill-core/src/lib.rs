@@ -47,9 +47,9 @@ pub use types::Rank;
 pub use wordpiece::WordPiece;
 
 /// A switch for measuring two versions of a code path in one process: nothing reads it in a
-/// release. During an experiment the new version reads it (`== 1`) and the old one runs
-/// otherwise, and `examples/profile_encode` with `ALT=N` alternates it from pass to pass
-/// (this host's speed drifts between runs by more than most changes are worth, while two
-/// passes in a row see the same machine).
+/// release. During an experiment the new version runs when it is 1 (or `ALT_V`) and the old
+/// one otherwise, and `examples/profile_encode` with `ALT=N` sets it from pass to pass (this
+/// host's speed drifts between runs by more than most changes are worth, while two passes in
+/// a row see the same machine).
 #[doc(hidden)]
 pub static EXPERIMENT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);

@@ -797,7 +797,7 @@ const SHORT_UNITS: usize = 16;
 /// result is written to a spare entry past the piece's. The lowest rank is taken over all 16
 /// entries (those past the piece's are `Rank::MAX`) as a tree of minimums: a scan over the
 /// piece's own entries ended at a place that changes from word to word, about one
-/// mispredicted branch per join (a first pass over prose went 10-15% faster without it).
+/// mispredicted branch per join (a first pass went 8-11% faster without it).
 fn merge_loop_short<U: Units>(
     vocab: &Vocab,
     padded: &[u8],
