@@ -534,8 +534,8 @@ trait MinIndex {
     fn min(&self, base: &[u32]) -> Option<(u32, usize)>;
 }
 
-/// The scan: no summary at all. `SHORT`: for the merges of short pieces, where at most 64
-/// units and parts of at most 15 bytes meet, the merge runs in `merge_loop_short`.
+/// The scan: no summary at all. `SHORT`: pieces of at most 15 bytes merge in
+/// `merge_loop_short`.
 struct Scan<const SHORT: bool>;
 
 impl<const S: bool> MinIndex for Scan<S> {

@@ -38,7 +38,7 @@
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::OnceLock;
 
-use crate::table::Key;
+use crate::table::{prefetch, Key};
 use crate::types::Rank;
 use crate::zeroed::{Zeroable, Zeroed};
 
@@ -261,19 +261,6 @@ struct Memory {
     /// lines, and about 10% of its time); two 2 MiB pages take two.
     slots: Zeroed<Slot>,
     tags: Box<[AtomicU8]>,
-}
-
-/// Asks the CPU to start loading `slot`'s line (a hint: no effect on what any load returns).
-#[inline(always)]
-fn prefetch(slot: &Slot) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and reads nothing into the program; the address is a
-    // live slot.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot as *const Slot as *const i8)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = slot;
 }
 
 /// Merged short pieces of one call, on their way to the encoder's `SharedCache`: kept here
