@@ -8,7 +8,7 @@
 //! What it does not do: decide which special tokens are allowed or disallowed (policy, in
 //! Python; this module only applies the sets it is given), or build Python objects.
 
-use super::merge::{encode_piece, encode_piece_keyed, encode_piece_with, Scratch};
+use super::merge::{encode_piece, encode_piece_keyed, Scratch};
 use super::vocab::Vocab;
 use crate::error::CoreError;
 use crate::parallel::{concat, parallel_map_with};
@@ -219,14 +219,17 @@ impl CoreBpe {
         }
     }
 
+    /// Why through `encode_segment`'s piece loop (`CountSink`): with a closure per piece,
+    /// which packed each piece with branches on its length and was not inlined into the
+    /// matchers' loops, `count` ran at 0.76-0.83x encoding's speed on prose and code (cl100k
+    /// and o200k, 1 MB, warm); now at 0.98-1.01x.
     fn count_segment(&self, text: &str, scratch: &mut Scratch) -> Result<usize, CoreError> {
-        let bytes = text.as_bytes();
-        let (mut n, mut buf) = (0, Vec::new());
-        self.pretokenizer.for_each_piece(text, |s, e| {
-            encode_piece_with(&self.vocab, &bytes[s..e], &mut buf, scratch);
-            n += buf.len();
-            buf.clear();
-        })?;
+        let mut sink = CountSink {
+            inner: EncodeSink { vocab: &self.vocab, bytes: text.as_bytes(), out: &mut Vec::new(), scratch },
+            n: 0,
+        };
+        self.pretokenizer.for_each_piece_into(text, &mut sink)?;
+        let n = sink.n + sink.inner.out.len();
         scratch.finish(&self.vocab);
         Ok(n)
     }
@@ -341,6 +344,30 @@ impl PieceSink for EncodeSink<'_> {
     }
 }
 
+/// `EncodeSink` that keeps only the number of tokens: its tokens go to a small buffer that
+/// is counted and emptied as it fills, so memory stays fixed (a few KiB) for any text.
+struct CountSink<'a> {
+    inner: EncodeSink<'a>,
+    /// Tokens counted and dropped so far.
+    n: usize,
+}
+
+impl CountSink<'_> {
+    /// Tokens the buffer holds before it is counted and emptied (16 KiB).
+    const FLUSH: usize = 4096;
+}
+
+impl PieceSink for CountSink<'_> {
+    #[inline(always)]
+    fn piece(&mut self, start: usize, end: usize) {
+        self.inner.piece(start, end);
+        if self.inner.out.len() >= Self::FLUSH {
+            self.n += self.inner.out.len();
+            self.inner.out.clear();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,6 +413,26 @@ mod tests {
                         assert!(rivals.len() >= 2, "{w:?} not cached (n {n})");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn count_is_the_number_of_tokens_encoding_gives() {
+        // Texts from empty to many times `CountSink::FLUSH` tokens, with words that merge, for a
+        // known pattern (the matchers' loops) and a custom one (the regex engine).
+        let mut v: Vec<(Vec<u8>, Rank)> = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
+        for (i, t) in [&b"ab"[..], b"bc", b"abc", b" a", b" ab", b"\n\n"].iter().enumerate() {
+            v.push((t.to_vec(), 256 + i as Rank));
+        }
+        let words = ["abcabc", "ab", "cab", "bca", "\n\n", "x\u{e9}y", "42", "\0"];
+        for pat in [crate::pretokenize::CL100K_PAT, r"[a-c]+|[0-9]|\s+|."] {
+            let core = CoreBpe::new(v.clone(), vec![], pat).unwrap();
+            for n in [0, 1, 10, 5_000, 30_000] {
+                let text: String = (0..n).map(|i| format!(" {}", words[i * 7 % words.len()])).collect();
+                let want = core.encode_ordinary(&text).unwrap().len();
+                assert!(n < 5_000 || want > 2 * CountSink::FLUSH);
+                assert_eq!(core.count(&text, None, 1).unwrap(), want, "{n} words, pattern {pat:?}");
             }
         }
     }
