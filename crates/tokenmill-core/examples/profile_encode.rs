@@ -11,7 +11,10 @@
 //! at ALT_V (default 1), in turn first; with ALT_BUILD=1 the second by an encoder built with
 //! that value; prints the medians, the geometric mean of the rounds' ratios and how many
 //! rounds the second version won (FRESH applies);
-//! EXPERIMENT=V sets it for the other modes (callgrind of one version).
+//! EXPERIMENT=V sets it for the other modes (callgrind of one version); with SUBSET=1 the
+//! second version is an encoder of only the tokens the first text encodes to (and the 256
+//! bytes): what a token table holding just a text's pieces would gain (timing only: merged
+//! pieces may take other ids).
 
 use std::time::Instant;
 
@@ -133,8 +136,23 @@ fn main() {
         // own, so with one encoder per version the first pass of a round is the faster.
         let mut other = std::env::var("ALT_BUILD").is_ok().then(|| {
             tokenmill_core::EXPERIMENT.store(alt_v, std::sync::atomic::Ordering::Relaxed);
-            CoreBpe::new(ranks, vec![], pat).expect("build")
+            CoreBpe::new(ranks.clone(), vec![], pat).expect("build")
         });
+        if std::env::var("SUBSET").is_ok() {
+            // The tokens the first text encodes to, and the bytes: a token table a fifth the
+            // size whose slots are nearly all ones the text reads. (Merged pieces may take
+            // other ids with it; its passes are for timing only.)
+            let text = std::fs::read_to_string(&args[3]).expect("read text");
+            let used: std::collections::HashSet<u32> = core.encode_ordinary(&text).unwrap().into_iter().collect();
+            let keep: Vec<_> = ranks.into_iter().filter(|(b, r)| b.len() == 1 || used.contains(r)).collect();
+            let sub = CoreBpe::new(keep, vec![], pat).expect("build");
+            println!(
+                "subset: {} tokens, {} MB",
+                sub.vocab.short_table().len(),
+                sub.vocab.short_table().memory_bytes() / 1_000_000
+            );
+            other = Some(sub);
+        }
         for path in &args[3..] {
             let text = String::from_utf8(std::fs::read(path).expect("read text")).expect("utf-8");
             let mut speeds = [Vec::new(), Vec::new()];
