@@ -345,7 +345,8 @@ impl PieceSink for EncodeSink<'_> {
 }
 
 /// `EncodeSink` that keeps only the number of tokens: its tokens go to a small buffer that
-/// is counted and emptied as it fills, so memory stays fixed (a few KiB) for any text.
+/// is counted and emptied as it fills, so memory stays at 16 KiB plus one piece's tokens,
+/// whatever the text's length.
 struct CountSink<'a> {
     inner: EncodeSink<'a>,
     /// Tokens counted and dropped so far.
