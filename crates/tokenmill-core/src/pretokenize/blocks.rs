@@ -196,9 +196,54 @@ struct Classes {
     slash: u64,
 }
 
-/// The `Classes` of a block of 64 bytes.
+/// The `Classes` of a block of 64 bytes: on AVX-512BW where the CPU has it, else on SSE2.
+///
+/// Why the run-time choice: a 64-byte block is one AVX-512 register, and its comparisons give
+/// the masks directly, about a fifth of SSE2's instructions (four 16-byte loads, 32 mask
+/// extractions and their shifts). Measured in one process against the SSE2 version
+/// (`ALT`, 30 rounds): pre-tokenizing prose alone 595 -> 686 MB/s, encoding it 1.02x (warm
+/// and first pass), o200k code 1.13x. (std caches the detection; the check is a load and a
+/// predicted branch.)
 #[inline(always)]
 fn classes64(block: &[u8]) -> Classes {
+    if std::arch::is_x86_feature_detected!("avx512bw") {
+        // SAFETY: the CPU has AVX-512BW (checked above); `block` has 64 bytes (asserted
+        // inside).
+        return unsafe { classes64_avx512(block) };
+    }
+    classes64_sse2(block)
+}
+
+/// `classes64` on AVX-512BW: one load, the masks straight from the comparisons.
+///
+/// # Safety
+/// The CPU must have AVX-512BW.
+#[target_feature(enable = "avx512bw")]
+unsafe fn classes64_avx512(block: &[u8]) -> Classes {
+    use std::arch::x86_64::*;
+    assert!(block.len() >= 64, "a block is 64 bytes");
+    // SAFETY: the load reads the 64 bytes of `block` (asserted), unaligned.
+    let v = unsafe { _mm512_loadu_si512(block.as_ptr() as *const _) };
+    let k = |x: i8| _mm512_set1_epi8(x);
+    // The same byte rules as `classes64_sse2`, one comparison per rule.
+    let l = _mm512_cmplt_epi8_mask(_mm512_add_epi8(_mm512_or_si512(v, k(0x20)), k(0x1F)), k(-102));
+    let d = _mm512_cmpgt_epi8_mask(v, k(0x2F)) & _mm512_cmplt_epi8_mask(v, k(0x3A));
+    let graphic = _mm512_cmpgt_epi8_mask(v, k(0x20)) & _mm512_cmplt_epi8_mask(v, k(0x7F));
+    Classes {
+        l,
+        sp: _mm512_cmpeq_epi8_mask(v, k(0x20)),
+        o: graphic & !(l | d),
+        d,
+        ap: _mm512_cmpeq_epi8_mask(v, k(0x27)),
+        nl: _mm512_cmpeq_epi8_mask(v, k(0x0A)) | _mm512_cmpeq_epi8_mask(v, k(0x0D)),
+        up: _mm512_cmplt_epi8_mask(_mm512_add_epi8(v, k(0x3F)), k(-102)),
+        slash: _mm512_cmpeq_epi8_mask(v, k(0x2F)),
+    }
+}
+
+/// `classes64` on SSE2 (every x86-64 CPU).
+#[inline(always)]
+fn classes64_sse2(block: &[u8]) -> Classes {
     use std::arch::x86_64::*;
     let mut c = Classes { l: 0, sp: 0, o: 0, d: 0, ap: 0, nl: 0, up: 0, slash: 0 };
     for (i, chunk) in block.chunks_exact(16).enumerate() {
@@ -243,17 +288,66 @@ fn class1(c: u8) -> (bool, bool, bool) {
 mod tests {
     use super::*;
 
+    /// A version of `classes64`, by name.
+    type Version = (&'static str, fn(&[u8]) -> Classes);
+
+    /// Every version of `classes64` this CPU runs.
+    fn versions() -> Vec<Version> {
+        let mut v: Vec<Version> = vec![("sse2", classes64_sse2), ("dispatch", classes64)];
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU has AVX-512BW (checked above).
+            v.push(("avx512bw", |b| unsafe { classes64_avx512(b) }));
+        }
+        v
+    }
+
+    #[test]
+    fn every_version_of_classes_gives_the_same_masks() {
+        // Blocks of every byte value in every position, and random ones.
+        let mut blocks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b; 64]).collect();
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..2000 {
+            blocks.push(
+                (0..64)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        x as u8
+                    })
+                    .collect(),
+            );
+        }
+        let masks = |c: Classes| [c.l, c.sp, c.o, c.d, c.ap, c.nl, c.up, c.slash];
+        for block in &blocks {
+            let want = masks(classes64_sse2(block));
+            for (name, f) in versions() {
+                assert_eq!(masks(f(block)), want, "{name} on {block:?}");
+            }
+        }
+    }
+
     #[test]
     fn classes_agree_with_the_byte_rules() {
         let block: Vec<u8> = (0..=255u8).collect();
+        for (name, classes64) in versions() {
+            classes_agree(&block, classes64, name);
+        }
+    }
+
+    fn classes_agree(block: &[u8], classes64: fn(&[u8]) -> Classes, name: &str) {
         for chunk in block.chunks_exact(64) {
             let c = classes64(chunk);
             for (i, &byte) in chunk.iter().enumerate() {
                 let bit = |m: u64| m >> i & 1 == 1;
-                assert_eq!((bit(c.l), bit(c.sp), bit(c.o)), class1(byte), "byte {byte:#04x}");
-                assert_eq!((bit(c.d), bit(c.ap)), (byte.is_ascii_digit(), byte == b'\''), "byte {byte:#04x}");
-                assert_eq!(bit(c.nl), byte == b'\n' || byte == b'\r', "byte {byte:#04x}");
-                assert_eq!((bit(c.up), bit(c.slash)), (byte.is_ascii_uppercase(), byte == b'/'), "byte {byte:#04x}");
+                assert_eq!((bit(c.l), bit(c.sp), bit(c.o)), class1(byte), "{name}: byte {byte:#04x}");
+                assert_eq!((bit(c.d), bit(c.ap)), (byte.is_ascii_digit(), byte == b'\''), "{name}: byte {byte:#04x}");
+                assert_eq!(bit(c.nl), byte == b'\n' || byte == b'\r', "{name}: byte {byte:#04x}");
+                assert_eq!(
+                    (bit(c.up), bit(c.slash)),
+                    (byte.is_ascii_uppercase(), byte == b'/'),
+                    "{name}: byte {byte:#04x}"
+                );
             }
         }
     }
