@@ -343,8 +343,11 @@ def first_pass_interleaved(encodings, corpora, mb: float, rounds: int, log) -> i
     time / tokenmill's), and how many rounds tokenmill was faster."""
     import math
 
-    import gigatoken
-
+    try:
+        import gigatoken
+    except ImportError:
+        log("--interleaved compares against gigatoken, which is not installed (pip install gigatoken)")
+        return 2
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     texts = first_pass_texts(mb)
