@@ -48,7 +48,7 @@
 /// plain); `Err(resume)` when no piece could be emitted. `ONE_DIGIT`: qwen2's `\p{N}` (a
 /// piece per digit) for `\p{N}{1,3}`.
 #[inline(always)]
-pub(super) fn block<const ONE_DIGIT: bool, const O200K: bool>(
+pub(super) fn block<const ONE_DIGIT: bool, const O200K: bool, const AVX512: bool>(
     b: &[u8],
     pos: usize,
     mut piece: impl FnMut(usize, usize),
@@ -57,8 +57,12 @@ pub(super) fn block<const ONE_DIGIT: bool, const O200K: bool>(
     if b.len() < pos + 66 {
         return Err(b.len());
     }
-    let Classes { l, sp, o, d, ap, nl, up, slash } = classes64(&b[pos..pos + 64]);
-    let plain = |c: u8| class1(c) != (false, false, false) || c.is_ascii_digit() || c == b'\n' || c == b'\r';
+    let Classes { l, sp, o, d, ap, nl, up, slash } = if AVX512 {
+        // SAFETY: only callers that checked that the CPU has AVX-512BW set `AVX512`.
+        unsafe { classes64_avx512(&b[pos..pos + 64]) }
+    } else {
+        classes64_sse2(&b[pos..pos + 64])
+    };
     // Contractions: an apostrophe before `[sdmt]` (c1) or `ll|ve|re` (c2), in any case. Rare
     // enough (a few per block of code, fewer in prose) to look at byte by byte.
     let (mut c1, mut c2, mut m) = (0u64, 0u64, ap);
@@ -196,29 +200,20 @@ struct Classes {
     slash: u64,
 }
 
-/// The `Classes` of a block of 64 bytes: on AVX-512BW where the CPU has it, else on SSE2.
+/// The `Classes` of a block of 64 bytes on AVX-512BW: one load, the masks straight from the
+/// comparisons.
 ///
-/// Why the run-time choice: a 64-byte block is one AVX-512 register, and its comparisons give
-/// the masks directly, about a fifth of SSE2's instructions (four 16-byte loads, 32 mask
-/// extractions and their shifts). Measured in one process against the SSE2 version
-/// (`ALT`, 30 rounds): pre-tokenizing prose alone 595 -> 686 MB/s, encoding it 1.02x (warm
-/// and first pass), o200k code 1.13x. (std caches the detection; the check is a load and a
-/// predicted branch.)
-#[inline(always)]
-fn classes64(block: &[u8]) -> Classes {
-    if std::arch::is_x86_feature_detected!("avx512bw") {
-        // SAFETY: the CPU has AVX-512BW (checked above); `block` has 64 bytes (asserted
-        // inside).
-        return unsafe { classes64_avx512(block) };
-    }
-    classes64_sse2(block)
-}
-
-/// `classes64` on AVX-512BW: one load, the masks straight from the comparisons.
+/// Why: a 64-byte block is one AVX-512 register, and its comparisons give the masks
+/// directly, about a fifth of SSE2's instructions (four 16-byte loads, 32 mask extractions and
+/// their shifts). Measured in one process against the SSE2 version (`ALT`, 30 rounds),
+/// called per block: pre-tokenizing prose alone 595 -> 686 MB/s, encoding it 1.02x (warm and
+/// first pass), o200k code 1.13x. It is inlined only into code compiled for AVX-512BW: the
+/// whole piece loop is (`fast::pieces_blocks_avx512`), chosen once per call.
 ///
 /// # Safety
 /// The CPU must have AVX-512BW.
 #[target_feature(enable = "avx512bw")]
+#[inline]
 unsafe fn classes64_avx512(block: &[u8]) -> Classes {
     use std::arch::x86_64::*;
     assert!(block.len() >= 64, "a block is 64 bytes");
@@ -241,7 +236,7 @@ unsafe fn classes64_avx512(block: &[u8]) -> Classes {
     }
 }
 
-/// `classes64` on SSE2 (every x86-64 CPU).
+/// The `Classes` of a block of 64 bytes on SSE2 (every x86-64 CPU).
 #[inline(always)]
 fn classes64_sse2(block: &[u8]) -> Classes {
     use std::arch::x86_64::*;
@@ -278,7 +273,15 @@ fn classes64_sse2(block: &[u8]) -> Classes {
     c
 }
 
-/// (letter, space, `O`) of one byte, as `classes64` classes it.
+/// Whether byte `c` is plain: in one of the block's classes (letters, the space, `O`, digits,
+/// `\n` and `\r`), which together are the graphic ASCII bytes, the space and the two newlines.
+/// (A closure with the same test was called, not inlined: a call or two per block.)
+#[inline(always)]
+fn plain(c: u8) -> bool {
+    matches!(c, b'\n' | b'\r' | b' '..=b'~')
+}
+
+/// (letter, space, `O`) of one byte, as `classes64_sse2` classes it.
 #[inline(always)]
 fn class1(c: u8) -> (bool, bool, bool) {
     (c.is_ascii_alphabetic(), c == b' ', c.is_ascii_punctuation())
@@ -288,12 +291,12 @@ fn class1(c: u8) -> (bool, bool, bool) {
 mod tests {
     use super::*;
 
-    /// A version of `classes64`, by name.
+    /// A version of the block classifier, by name.
     type Version = (&'static str, fn(&[u8]) -> Classes);
 
-    /// Every version of `classes64` this CPU runs.
+    /// Every version of the block classifier this CPU runs.
     fn versions() -> Vec<Version> {
-        let mut v: Vec<Version> = vec![("sse2", classes64_sse2), ("dispatch", classes64)];
+        let mut v: Vec<Version> = vec![("sse2", classes64_sse2)];
         if std::arch::is_x86_feature_detected!("avx512bw") {
             // SAFETY: the CPU has AVX-512BW (checked above).
             v.push(("avx512bw", |b| unsafe { classes64_avx512(b) }));
@@ -328,16 +331,24 @@ mod tests {
     }
 
     #[test]
-    fn classes_agree_with_the_byte_rules() {
-        let block: Vec<u8> = (0..=255u8).collect();
-        for (name, classes64) in versions() {
-            classes_agree(&block, classes64, name);
+    fn plain_bytes_are_the_classes_bytes() {
+        for c in 0..=255u8 {
+            let in_a_class = class1(c) != (false, false, false) || c.is_ascii_digit() || c == b'\n' || c == b'\r';
+            assert_eq!(plain(c), in_a_class, "byte {c:#04x}");
         }
     }
 
-    fn classes_agree(block: &[u8], classes64: fn(&[u8]) -> Classes, name: &str) {
+    #[test]
+    fn classes_agree_with_the_byte_rules() {
+        let block: Vec<u8> = (0..=255u8).collect();
+        for (name, classes) in versions() {
+            classes_agree(&block, classes, name);
+        }
+    }
+
+    fn classes_agree(block: &[u8], classes: fn(&[u8]) -> Classes, name: &str) {
         for chunk in block.chunks_exact(64) {
-            let c = classes64(chunk);
+            let c = classes(chunk);
             for (i, &byte) in chunk.iter().enumerate() {
                 let bit = |m: u64| m >> i & 1 == 1;
                 assert_eq!((bit(c.l), bit(c.sp), bit(c.o)), class1(byte), "{name}: byte {byte:#04x}");

@@ -131,19 +131,29 @@ impl KnownPattern {
         let t = tables();
         match self {
             KnownPattern::R50k => pieces(t, text, sink, |t, b, p| r50k(t, b, p)),
-            KnownPattern::Cl100k => {
-                pieces_blocks::<false, false, _, _>(t, text, sink, |t, b, p| cl100k_like::<false, false>(t, b, p))
-            }
-            KnownPattern::O200k => pieces_blocks::<false, true, _, _>(t, text, sink, |t, b, p| o200k(t, b, p)),
-            KnownPattern::Llama3 => {
-                pieces_blocks::<false, false, _, _>(t, text, sink, |t, b, p| cl100k_like::<true, false>(t, b, p))
-            }
-            KnownPattern::Qwen2 => {
-                pieces_blocks::<true, false, _, _>(t, text, sink, |t, b, p| cl100k_like::<true, true>(t, b, p))
-            }
             KnownPattern::DeepSeekV3 => pieces(t, text, sink, |t, b, p| deepseek_v3(t, b, p)),
+            _ => {
+                #[cfg(target_arch = "x86_64")]
+                if has_avx512() {
+                    // SAFETY: the CPU has the features `pieces_blocks_avx512` is compiled for.
+                    return unsafe { pieces_blocks_avx512(self, t, text, sink) };
+                }
+                pieces_with_blocks::<false, S>(self, t, text, sink)
+            }
         }
     }
+}
+
+/// Whether the CPU has what `pieces_blocks_avx512` is compiled for (std caches the answer:
+/// a few loads and predicted branches per call).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn has_avx512() -> bool {
+    std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("lzcnt")
+        && std::arch::is_x86_feature_detected!("popcnt")
 }
 
 /// Receives the pieces of a text, in order. Why a trait besides closures: a sink's `piece`
@@ -178,10 +188,54 @@ fn pieces<S: PieceSink, N: Fn(&Tables, &[u8], usize) -> usize>(t: &Tables, text:
     }
 }
 
+/// `pieces_with_blocks`, the whole piece loop compiled for AVX-512BW and BMI: the block
+/// classifier, the matchers and the sink's `piece` inlined, chosen once per call.
+///
+/// Why: a function compiled for features its caller lacks is not inlined into it, so
+/// choosing the AVX-512 classifier per block cost a call per block, and the bit arithmetic of
+/// the block path (`tzcnt`, `blsr`, shifts by a register) is shorter with BMI. Measured in one
+/// process against the per-block choice (`ALT`, 40 rounds): see `benchmarks/README.md`,
+/// session 27.
+///
+/// # Safety
+/// The CPU must have the features (`has_avx512`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,bmi1,bmi2,lzcnt,popcnt")]
+unsafe fn pieces_blocks_avx512<S: PieceSink>(kind: KnownPattern, t: &Tables, text: &str, sink: &mut S) {
+    pieces_with_blocks::<true, S>(kind, t, text, sink)
+}
+
+/// The piece loop of a pattern whose plain ASCII goes 64 bytes at a time through
+/// `blocks::block` (cl100k, o200k, llama3, qwen2), with the block classifier on AVX-512BW or
+/// SSE2.
+#[inline(always)]
+#[allow(clippy::redundant_closure)] // See `for_each_piece_into`.
+fn pieces_with_blocks<const AVX512: bool, S: PieceSink>(kind: KnownPattern, t: &Tables, text: &str, sink: &mut S) {
+    match kind {
+        KnownPattern::Cl100k => {
+            pieces_blocks::<false, false, AVX512, _, _>(t, text, sink, |t, b, p| cl100k_like::<false, false>(t, b, p))
+        }
+        KnownPattern::O200k => pieces_blocks::<false, true, AVX512, _, _>(t, text, sink, |t, b, p| o200k(t, b, p)),
+        KnownPattern::Llama3 => {
+            pieces_blocks::<false, false, AVX512, _, _>(t, text, sink, |t, b, p| cl100k_like::<true, false>(t, b, p))
+        }
+        KnownPattern::Qwen2 => {
+            pieces_blocks::<true, false, AVX512, _, _>(t, text, sink, |t, b, p| cl100k_like::<true, true>(t, b, p))
+        }
+        KnownPattern::R50k | KnownPattern::DeepSeekV3 => unreachable!("{kind:?} has no block path"),
+    }
+}
+
 /// `pieces` for the cl100k-like patterns and o200k: runs of plain ASCII go 64 bytes at a time
 /// through `blocks::block` (the same pieces, see there), the rest through `next`.
 #[inline(always)]
-fn pieces_blocks<const ONE_DIGIT: bool, const O200K: bool, S: PieceSink, N: Fn(&Tables, &[u8], usize) -> usize>(
+fn pieces_blocks<
+    const ONE_DIGIT: bool,
+    const O200K: bool,
+    const AVX512: bool,
+    S: PieceSink,
+    N: Fn(&Tables, &[u8], usize) -> usize,
+>(
     t: &Tables,
     text: &str,
     sink: &mut S,
@@ -195,7 +249,7 @@ fn pieces_blocks<const ONE_DIGIT: bool, const O200K: bool, S: PieceSink, N: Fn(&
         let (mut pos, mut resume) = (0, 0);
         while pos < b.len() {
             if pos >= resume {
-                match super::blocks::block::<ONE_DIGIT, O200K>(b, pos, |s, e| sink.piece(s, e)) {
+                match super::blocks::block::<ONE_DIGIT, O200K, AVX512>(b, pos, |s, e| sink.piece(s, e)) {
                     Ok((next, r)) => {
                         (pos, resume) = (next, r);
                         continue;
@@ -1309,5 +1363,43 @@ mod tests {
             assert_eq!(KnownPattern::from_name(k.name()), Some(k));
         }
         assert_eq!(KnownPattern::from_name("regex"), None);
+    }
+
+    /// The pieces of `text` by the block path compiled for SSE2 (what a CPU without AVX-512BW
+    /// runs), whatever this CPU has.
+    #[cfg(target_arch = "x86_64")]
+    fn pieces_sse2(kind: KnownPattern, text: &str) -> Vec<(usize, usize)> {
+        let mut v = Vec::new();
+        pieces_with_blocks::<false, _>(kind, tables(), text, &mut FnSink(|s, e| v.push((s, e))));
+        v
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn the_sse2_and_avx512_piece_loops_give_the_same_pieces() {
+        // Mostly plain ASCII (the block path's bytes), with now and then a byte that ends a
+        // block early; long enough for many blocks per text.
+        const ALPHABET: &[&str] = &[
+            "a", "b", "Z", "e", "T", " ", " ", "  ", "\n", "\r\n", ".", ",", "'", "'s", "'LL", "/", "0", "12345", "\t",
+            "é", "中", "-", "(", "\u{a0}",
+        ];
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let n = if cfg!(debug_assertions) { 300 } else { 3000 };
+        let avx512 = has_avx512();
+        for _ in 0..n {
+            let len = (next() % 400) as usize;
+            let text: String = (0..len).map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize]).collect();
+            for kind in [KnownPattern::Cl100k, KnownPattern::O200k, KnownPattern::Llama3, KnownPattern::Qwen2] {
+                let mut got = Vec::new();
+                kind.for_each_piece(&text, |s, e| got.push((s, e)));
+                assert_eq!(got, pieces_sse2(kind, &text), "{kind:?} on {text:?} (AVX-512: {avx512})");
+            }
+        }
     }
 }
