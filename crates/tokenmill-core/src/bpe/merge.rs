@@ -827,9 +827,11 @@ fn merge_loop_w<U: Units>(
     let m = ids.len();
     let mut next: [u8; W] = std::array::from_fn(|k| (k + 1).min(m) as u8);
     let mut prev: [u8; W] = std::array::from_fn(|k| k.saturating_sub(1) as u8);
-    let rank_of = |a: usize, e: usize| {
+    // A function, not a closure: the compiler called the closure out of line, twice a join.
+    #[inline(always)]
+    fn rank_of<U: Units>(vocab: &Vocab, padded: &[u8], units: &U, a: usize, e: usize) -> Rank {
         vocab.short_table().get_grouped(table::key_at(padded, units.at(a), units.at(e))).unwrap_or(Rank::MAX)
-    };
+    }
     loop {
         // The leftmost lowest rank: the minimum of `rank << 32 | position`.
         let mut v: [u64; W] = std::array::from_fn(|k| (r[k] as u64) << 32 | k as u64);
@@ -852,11 +854,11 @@ fn merge_loop_w<U: Units>(
         prev[e] = i as u8;
         r[j] = Rank::MAX;
         // Without a part after e (e == m), the range m..m (`next[m]` is m): empty.
-        r[i] = rank_of(std::hint::select_unpredictable(e < m, i, e), next[e] as usize);
+        r[i] = rank_of(vocab, padded, &units, std::hint::select_unpredictable(e < m, i, e), next[e] as usize);
         // Without a part before i (i == 0), the empty range, into the spare entry.
         let p = prev[i] as usize;
         let has_prev = i > 0;
-        let v = rank_of(std::hint::select_unpredictable(has_prev, p, e), e);
+        let v = rank_of(vocab, padded, &units, std::hint::select_unpredictable(has_prev, p, e), e);
         r[std::hint::select_unpredictable(has_prev, p, m) & (W - 1)] = v;
     }
     let mut i = 0;
