@@ -46,7 +46,9 @@
 /// after at least one piece, where `next` is the start of the first piece not emitted and the
 /// block path should not be tried again before `resume` (past the first byte that is not
 /// plain); `Err(resume)` when no piece could be emitted. `ONE_DIGIT`: qwen2's `\p{N}` (a
-/// piece per digit) for `\p{N}{1,3}`.
+/// piece per digit) for `\p{N}{1,3}`. `AVX512`: the byte classes on AVX-512BW, for callers
+/// compiled for it that checked that the CPU has it (`fast::pieces_blocks_avx512`); SSE2
+/// otherwise.
 #[inline(always)]
 pub(super) fn block<const ONE_DIGIT: bool, const O200K: bool, const AVX512: bool>(
     b: &[u8],
