@@ -263,7 +263,13 @@ fn merge_piece(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>, scratch: &mut S
     }
     let mut start = 0;
     for cut in split_points(vocab, piece) {
-        merge_part(vocab, &piece[start..cut], out, scratch, true);
+        // Parts of one and two bytes (four in five parts of random letters) merge here, not
+        // through `merge_part`'s call and dispatch (`letters`: 1.04-1.06x).
+        match piece[start..cut] {
+            [a] => out.push(vocab.byte_rank(a)),
+            [a, b] => merge_two(vocab, a, b, out),
+            ref part => merge_part(vocab, part, out, scratch, true),
+        }
         start = cut;
     }
     // A piece that does not fall apart is cached whole by the caller.
