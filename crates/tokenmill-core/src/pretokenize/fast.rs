@@ -316,7 +316,7 @@ fn run<const NEG: bool>(t: &Tables, b: &[u8], mut i: usize, mask: u8) -> usize {
             // One byte or two (ASCII, Latin, Greek, Cyrillic, ...), with no branch on which: in
             // a run of random letters of those scripts it is a coin toss, and the branch cost a
             // misprediction about every other character (`letters`: pre-tokenizing 218 -> 490
-            // MB/s, encoding 1.08-1.13x).
+            // MB/s, encoding 1.00-1.13x).
             let two = c >= 0x80;
             let c1 = b.get(i + 1).copied().unwrap_or(0) as u32;
             let cp = std::hint::select_unpredictable(two, (c as u32 & 0x1F) << 6 | (c1 & 0x3F), c as u32);
