@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use tokenmill_core::pretokenize::cuts::is_cut_point;
 use tokenmill_core::pretokenize::patterns::{CL100K_HF_PAT, KNOWN_PATTERNS, LLAMA3_PAT, QWEN2_PAT, R50K_HF_PAT};
 use tokenmill_core::pretokenize::unicode::{
-    class_of, class_ranges, tables, CLASS_SOURCES, CL_L, CL_M, CL_N, CL_NL, CL_PS, CL_S, CL_U, CL_W,
+    class_of, class_ranges, CLASS_SOURCES, CL_L, CL_M, CL_N, CL_NL, CL_PS, CL_S, CL_U, CL_W,
 };
 use tokenmill_core::pretokenize::{KnownPattern, Pretokenizer, CL100K_PAT, GPT2_ORIGINAL_PAT, O200K_PAT, R50K_PAT};
 
@@ -406,10 +406,6 @@ fn tables_match_regex_syntax_for_every_code_point() {
         let want = flags_from_ranges(&ranges, cp);
         let got = class_of(c);
         assert_eq!(got, want, "flags of U+{cp:04X}");
-        if cp < 0x800 {
-            // The flat table the letter runs read for one- and two-byte characters.
-            assert_eq!(tables().class_upto_7ff(cp), want, "flat flags of U+{cp:04X}");
-        }
         // Facts the matchers rely on.
         let l = got & CL_L != 0;
         let n = got & CL_N != 0;

@@ -320,7 +320,7 @@ fn run<const NEG: bool>(t: &Tables, b: &[u8], mut i: usize, mask: u8) -> usize {
             let two = c >= 0x80;
             let c1 = b.get(i + 1).copied().unwrap_or(0) as u32;
             let cp = std::hint::select_unpredictable(two, (c as u32 & 0x1F) << 6 | (c1 & 0x3F), c as u32);
-            (t.class_upto_7ff(cp), 1 + two as usize)
+            (t.class(cp), 1 + two as usize)
         } else {
             let (cp, l) = decode(b, i);
             (t.class(cp), l)

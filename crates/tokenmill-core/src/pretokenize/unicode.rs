@@ -11,9 +11,8 @@
 //!
 //! Layout: one `u8` bitmask of `CL_*` flags per code point, stored as a two-level table (256
 //! code points per block, identical blocks shared; under 50 KB in all). Code points below 256
-//! are in a flat array, so ASCII and Latin-1 cost a single load, and so are those below U+0800
-//! (every one- or two-byte character, 2 KiB) for the matchers' letter runs. Building takes about a
-//! millisecond in release mode.
+//! and those below U+0800 (every one- or two-byte character, 2 KiB) are in flat arrays, so
+//! they cost a single load. Building takes about a millisecond in release mode.
 
 use std::sync::OnceLock;
 
@@ -57,7 +56,8 @@ const N_BLOCKS: usize = 0x11_0000 >> BLOCK_BITS;
 pub struct Tables {
     /// Flags of U+0000..=U+00FF (the fast path for ASCII and Latin-1).
     pub latin1: [u8; 256],
-    /// Flags of U+0000..=U+07FF (every one- and two-byte character), flat.
+    /// Flags of U+0000..=U+07FF (every one- and two-byte character), flat: `class` reads
+    /// them with one load.
     upto_7ff: Box<[u8; 0x800]>,
     /// Block index (in units of `BLOCK` entries of `blocks`) for each block of 256 code points.
     index: Box<[u16; N_BLOCKS]>,
@@ -69,8 +69,8 @@ impl Tables {
     /// The `CL_*` flags of code point `cp` (0 for anything above U+10FFFF).
     #[inline(always)]
     pub fn class(&self, cp: u32) -> u8 {
-        if cp < 256 {
-            return self.latin1[cp as usize];
+        if cp < 0x800 {
+            return self.upto_7ff[cp as usize];
         }
         match self.index.get((cp >> BLOCK_BITS) as usize) {
             Some(&b) => {
@@ -80,14 +80,6 @@ impl Tables {
             }
             None => 0,
         }
-    }
-
-    /// The `CL_*` flags of code point `cp` below U+0800 (a one- or two-byte character): one
-    /// load, no test (`class` tests and reads two levels above U+00FF). Only the low 11 bits of
-    /// `cp` are read.
-    #[inline(always)]
-    pub fn class_upto_7ff(&self, cp: u32) -> u8 {
-        self.upto_7ff[cp as usize & 0x7FF]
     }
 
     fn build() -> Tables {
