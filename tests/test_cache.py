@@ -53,6 +53,27 @@ def test_threads_sharing_a_tiny_cache_stay_exact(tm, tk, corpus, capacity):
         assert enc.encode_batch(lines, num_threads=n) == expected
 
 
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("capacity", [0, 4, 8, 64, 65536])
+def test_long_pieces_again_match_tiktoken(tm, tk, corpus, name, capacity):
+    # CJK runs and whitespace runs are pieces of more than 15 bytes, which the encoder's cache
+    # of long pieces keeps (a quarter as many slots as `capacity`; 4 gives one, 8 one set):
+    # the same paragraphs twice, counted, then in batches, with caches so small that runs keep
+    # evicting each other. Pieces that are tokens of over 15 bytes are never cached; runs of
+    # over 240 bytes with their tokens do not fit a slot.
+    enc, ref = tm(name).with_cache_capacity(capacity), tk(name)
+    paras = [p for lang in ("ja-JP", "zh-CN", "fr-FR")
+             for p in corpus[f"corpus/debian-handbook.{lang}.txt.gz"].split("\n\n")[:150]]
+    long_tokens = [t.decode() for t in ref._mergeable_ranks if len(t) > 15 and t.isascii()][:200]
+    paras += long_tokens + ["日本語" * n for n in (5, 6, 26, 27, 80, 81)] + [" " * n + "x" for n in (16, 200, 300)]
+    expected = [ref.encode_ordinary(p) for p in paras]
+    for _ in range(2):  # the second round reads what the first one cached
+        assert [enc.encode_ordinary(p) for p in paras] == expected
+    assert [enc.count(p) for p in paras] == [len(e) for e in expected]
+    for n in (2, 4):
+        assert enc.encode_ordinary_batch(paras, num_threads=n) == expected
+
+
 words = st.lists(st.text(alphabet=st.sampled_from("abcdeéxyz 日本\n'"), min_size=1, max_size=14), min_size=1, max_size=40)
 
 

@@ -137,14 +137,16 @@ impl PyCoreBpe {
         run(py, move || CoreBpe::new(parsed, specials, &pattern)).map(PyCoreBpe::wrap)
     }
 
-    /// Entries of the encoder's cache of merged pieces, kept across calls and threads (0: off).
+    /// Entries of the encoder's cache of merged short pieces, kept across calls and threads (0:
+    /// off); its cache of long pieces has a quarter as many.
     #[getter]
     fn cache_capacity(&self) -> usize {
         self.inner.vocab.shared_cache().slots()
     }
 
     /// A copy of this encoder whose cache holds `capacity` entries (rounded down to a power of
-    /// two; 0 turns it off). The copy starts with an empty cache.
+    /// two; 0 turns it off) and its cache of long pieces a quarter as many. The copy starts
+    /// with empty caches.
     fn with_cache_capacity(&self, py: Python<'_>, capacity: usize) -> PyResult<Self> {
         run(py, || {
             let mut inner = self.inner.clone();

@@ -16,6 +16,7 @@
 
 use super::backtrack;
 use super::chars;
+use super::long_cache;
 use super::shared_cache::Pending;
 use super::vocab::{ByteSet, Vocab};
 use crate::table::{self, Key, ShortKeyTable};
@@ -112,7 +113,8 @@ impl PartCaching {
 /// Long piece -> (offset, count) of its tokens in `PieceCache::tokens`.
 type LongPieces = rustc_hash::FxHashMap<Box<[u8]>, (u32, u32)>;
 
-/// Merged pieces of one encode call that the encoder's `SharedCache` does not take, so that a
+/// Merged pieces of one encode call that the encoder's caches (`SharedCache`, `LongCache`) do
+/// not take, so that a
 /// word that is not a single token is merged once per call, not once per occurrence (in
 /// English prose and code about one piece in twelve needs merging, and those few pieces cost
 /// as much as all the others together).
@@ -120,8 +122,9 @@ type LongPieces = rustc_hash::FxHashMap<Box<[u8]>, (u32, u32)>;
 /// Short pieces (at most 15 bytes) go to the encoder's cache, which serves the call, its later
 /// calls and the other threads of a batch; they come here only when it does not take them
 /// (caching off, or more tokens than a slot holds). Here they are keys of a `ShortKeyTable` (a
-/// value packs the offset of the piece's tokens in `tokens` and their count). Longer pieces,
-/// up to `LONG_MAX` bytes, are keys of a hash map (CJK runs and whitespace runs of code: on a
+/// value packs the offset of the piece's tokens in `tokens` and their count). Longer pieces
+/// go to the encoder's `LongCache` likewise; those it does not take, up to `LONG_MAX` bytes,
+/// are keys of a hash map here (CJK runs and whitespace runs of code: on a
 /// mixed 100 MB corpus one piece in 80 is long, they repeat about twice on average, and each
 /// costs dozens of merge steps). The tables are created only after `WARMUP` merged pieces, so
 /// short texts pay nothing here.
@@ -232,6 +235,14 @@ fn encode_piece_rest(vocab: &Vocab, piece: &[u8], key: Option<Key>, out: &mut Ve
         });
         return;
     }
+    // The encoder's cache first: a long piece (a CJK run) is rarely met twice in one call, but
+    // is met again when the same text comes back in a later call. Before the whole-token
+    // lookup, which a hit makes needless: a piece that is a token is never cached.
+    let shared = vocab.long_cache();
+    let hash = (shared.slots() != 0).then(|| long_cache::hash(piece));
+    if hash.is_some_and(|h| shared.get(piece, h, out)) {
+        return;
+    }
     if let Some(r) = vocab.rank(piece) {
         out.push(r);
         return;
@@ -244,9 +255,13 @@ fn encode_piece_rest(vocab: &Vocab, piece: &[u8], key: Option<Key>, out: &mut Ve
         }
     }
     let before = out.len();
-    // A piece that fell apart has its parts cached already; it is rarely seen again whole
-    // (a CJK run), so keeping it too costs more than it saves.
-    if !merge_piece(vocab, piece, out, scratch) && cached {
+    let fell_apart = merge_piece(vocab, piece, out, scratch);
+    if hash.is_some_and(|h| shared.insert(piece, h, &out[before..])) {
+        return;
+    }
+    // A piece that fell apart has its parts cached already; within a call it is rarely seen
+    // again whole (a CJK run), so keeping it in the call's cache too costs more than it saves.
+    if !fell_apart && cached {
         scratch.cache.insert_long(piece, &out[before..]);
     }
 }

@@ -18,6 +18,7 @@
 pub mod backtrack;
 pub mod chars;
 pub mod encoder;
+pub mod long_cache;
 pub mod merge;
 pub mod shared_cache;
 pub mod trie;

@@ -17,8 +17,8 @@
 //! Beside the slots, a byte per slot holds 8 bits of its key's hash: a lookup reads the set's
 //! two bytes (the tags of 65,536 slots are 64 KiB, which stay in the CPU's caches) and reads a
 //! slot's line only when its byte matches, so the misses of a first pass over new text cost
-//! no trip to memory. Pieces that do not fit (longer, or more tokens) are left to the
-//! per-call cache.
+//! no trip to memory. Longer pieces go to `long_cache::LongCache`; pieces with more tokens
+//! than a slot holds are left to the per-call cache.
 //!
 //! Writes come in batches: a call queues what it merged (`Pending`, in its scratch memory)
 //! and writes 64 pieces at a time and the rest when it ends, first asking the CPU for all

@@ -15,12 +15,19 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use super::chars;
-use super::shared_cache::SharedCache;
+use super::long_cache::LongCache;
+use super::shared_cache::{self, SharedCache};
 use super::trie::TokenTrie;
 use crate::error::CoreError;
 use crate::table::{self, ShortKeyTable};
 
 pub use crate::types::Rank;
+
+/// Slots of the long-piece cache that go with `slots` of the short one: a quarter, so that
+/// each takes the same memory (256-byte slots against 64), 4 MiB by default.
+fn long_slots(slots: usize) -> usize {
+    slots / 4
+}
 
 /// How many unassigned ids (holes) a vocabulary may have in all.
 pub const MAX_ID_GAP: usize = 1 << 20;
@@ -55,6 +62,8 @@ pub struct Vocab {
     tries: TrieCache,
     /// Merged short pieces, across calls and threads (see `shared_cache`).
     shared: SharedCache,
+    /// Merged long pieces, across calls and threads (see `long_cache`).
+    long_shared: LongCache,
 }
 
 /// The last few tries `trie_within` built, by byte set. Cloning a vocabulary starts empty.
@@ -193,6 +202,7 @@ impl Vocab {
             char_infos: Vec::new(),
             tries: TrieCache::default(),
             shared: SharedCache::default(),
+            long_shared: LongCache::new(long_slots(shared_cache::DEFAULT_SLOTS)),
         };
         let mut joinable = vec![0u64; 1 << 10];
         let mut char_joins = chars::CharJoins::default();
@@ -237,9 +247,17 @@ impl Vocab {
         &self.shared
     }
 
-    /// Replaces the shared cache with an empty one of `slots` slots (0: no cache).
+    /// The cache of merged long pieces this vocabulary's encoders share (see `long_cache`).
+    #[inline(always)]
+    pub fn long_cache(&self) -> &LongCache {
+        &self.long_shared
+    }
+
+    /// Replaces the shared caches with empty ones: `slots` slots for short pieces (0: no
+    /// cache), and a quarter as many for long ones.
     pub fn set_cache_slots(&mut self, slots: usize) {
         self.shared = SharedCache::new(slots);
+        self.long_shared = LongCache::new(long_slots(slots));
     }
 
     /// Rank of the token whose packed key (`table::pack`) is `key`.
