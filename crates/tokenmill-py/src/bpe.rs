@@ -61,9 +61,9 @@ impl PyCoreBpe {
         self.inner.encode_with(text, allowed.filter(|a| !a.is_empty()), scratch)
     }
 
-    /// `encode_threads` of a Python `str`. A large text that needs transcoding, on several
-    /// threads, is transcoded part by part by the threads that encode it (see
-    /// `encode_units_parallel`) when that path applies.
+    /// `encode_threads` of a Python `str`. A large text that needs transcoding is transcoded
+    /// part by part by the threads that encode it, or the one thread (see `encode_units`),
+    /// when that path applies.
     fn ids_of_str(
         &self,
         py: Python<'_>,
@@ -72,8 +72,8 @@ impl PyCoreBpe {
         disallowed: Option<&SpecialMatcher>,
         threads: usize,
     ) -> PyResult<Vec<Rank>> {
-        if let Some(units) = split_units(&text, allowed, threads) {
-            if let Some(v) = run(py, || self.inner.encode_units_parallel(units, disallowed, threads))? {
+        if let Some(units) = split_units(&text, allowed) {
+            if let Some(v) = run(py, || self.inner.encode_units(units, disallowed, threads))? {
                 return Ok(v);
             }
         }
@@ -99,14 +99,13 @@ impl PyCoreBpe {
     }
 }
 
-/// The code units of `text` when it may be transcoded part by part on `threads` threads: no
-/// special token is encoded as such, and the text needs transcoding (`text::units_of`).
+/// The code units of `text` when it may be transcoded part by part (`CoreBpe::encode_units`):
+/// no special token is encoded as such, and the text needs transcoding (`text::units_of`).
 fn split_units<'a>(
     text: &'a Bound<'_, PyString>,
     allowed: Option<&SpecialMatcher>,
-    threads: usize,
 ) -> Option<tokenmill_core::utf8::Units<'a>> {
-    (allowed.is_none_or(|a| a.is_empty()) && threads > 1).then(|| crate::text::units_of(text)).flatten()
+    allowed.is_none_or(|a| a.is_empty()).then(|| crate::text::units_of(text)).flatten()
 }
 
 #[pymethods]
@@ -247,8 +246,8 @@ impl PyCoreBpe {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
         // As `ids_of_str`: a large text that needs transcoding is transcoded by its threads.
-        if let Some(units) = split_units(&text, a, num_threads) {
-            if let Some(n) = run(py, || self.inner.count_units_parallel(units, d, num_threads))? {
+        if let Some(units) = split_units(&text, a) {
+            if let Some(n) = run(py, || self.inner.count_units(units, d, num_threads))? {
                 return Ok(n);
             }
         }

@@ -18,6 +18,16 @@ use crate::table::pack_at;
 use crate::types::Rank;
 use crate::utf8::{push_utf8, Units};
 
+/// Units per part when one thread encodes a text given as code units part by part
+/// (`CoreBpe::encode_units`): 64K units, at most 256 KiB of UTF-8.
+const SEQUENTIAL_PART: usize = 1 << 16;
+
+/// Whether a disallowed special token could span a cut of `safe_cuts_units` (it holds
+/// whitespace), so that checking the parts one by one could miss it.
+fn spans_cut(d: &SpecialMatcher) -> bool {
+    d.tokens().iter().any(|t| t.bytes().any(|b| b.is_ascii_whitespace()))
+}
+
 #[derive(Debug, Clone)]
 pub struct CoreBpe {
     pub vocab: Vocab,
@@ -115,42 +125,87 @@ impl CoreBpe {
     }
 
     /// `encode_ordinary_parallel` of a text given as code units (a Python `str`'s own
-    /// storage), after checking it for `disallowed` specials: each part is turned into UTF-8
-    /// by the thread that encodes it, in a buffer that thread reuses. `Ok(None)` when this
-    /// path does not apply or cannot say what is wrong: one thread, a small text, a custom
+    /// storage), after checking it for `disallowed` specials: the text is cut as for threads
+    /// (`safe_cuts_units`), and each part is turned into UTF-8 by the thread that encodes it,
+    /// in a buffer that thread reuses; on one thread, the parts are encoded in turn. `Ok(None)`
+    /// when this path does not apply or cannot say what is wrong: a small text, a custom
     /// pattern, a disallowed special that holds whitespace (it could span a cut), or a part
     /// with a lone surrogate or a disallowed special; the caller then takes the UTF-8 path,
     /// which gives the same ids or reports the problem with its offset.
     ///
     /// Why: the UTF-8 form of a whole large text was a serial step before any thread started,
     /// and its buffer (16 MB for 16 MB of text) was fresh memory faulted in page by page: with
-    /// it two threads were 1.5x one on 16 MB of mixed text.
-    pub fn encode_units_parallel(
+    /// it two threads were 1.5x one on 16 MB of mixed text. On one thread, that buffer was
+    /// faulted in again on every call (857 page faults for 3.5 MB of prose with one curly
+    /// quote), and written out of the CPU's caches before the pre-tokenizer read it back; a
+    /// part of `SEQUENTIAL_PART` units stays in the L2 cache.
+    pub fn encode_units(
         &self,
         units: Units<'_>,
         disallowed: Option<&SpecialMatcher>,
         threads: usize,
     ) -> Result<Option<Vec<Rank>>, CoreError> {
+        if threads <= 1 {
+            // Room for a token per two characters (English takes about one per four, CJK one
+            // or more per character): pages reserved and never written cost nothing, and a
+            // pass over the units to count their UTF-8 bytes read 4 MB of UCS-4 text from
+            // memory once more.
+            let out = Vec::with_capacity(units.len() / 2 + 1);
+            return self
+                .units_in_turn(units, disallowed, out, |part, scratch, out| self.encode_segment(part, out, scratch));
+        }
         let parts =
             self.units_parallel(units, disallowed, threads, |part, scratch| self.encode_with(part, None, scratch))?;
         Ok(parts.map(|p| concat(p, threads)))
     }
 
-    /// `count` (ordinary text) of a text given as code units, as `encode_units_parallel`
-    /// encodes it (the same `None` cases).
-    pub fn count_units_parallel(
+    /// `count` (ordinary text) of a text given as code units, as `encode_units` encodes it
+    /// (the same `None` cases).
+    pub fn count_units(
         &self,
         units: Units<'_>,
         disallowed: Option<&SpecialMatcher>,
         threads: usize,
     ) -> Result<Option<usize>, CoreError> {
+        if threads <= 1 {
+            return self.units_in_turn(units, disallowed, 0, |part, scratch, n| {
+                *n += self.count_segment(part, scratch)?;
+                Ok(())
+            });
+        }
         let parts =
             self.units_parallel(units, disallowed, threads, |part, scratch| self.count_segment(part, scratch))?;
         Ok(parts.map(|p| p.iter().sum()))
     }
 
+    /// `f` of each part of `units`, in order, on this thread, each transcoded into one buffer
+    /// that is reused and checked there (see `encode_units`), with `acc`; or `None`.
+    fn units_in_turn<T>(
+        &self,
+        units: Units<'_>,
+        disallowed: Option<&SpecialMatcher>,
+        mut acc: T,
+        mut f: impl FnMut(&str, &mut Scratch, &mut T) -> Result<(), CoreError>,
+    ) -> Result<Option<T>, CoreError> {
+        if units.len() < 2 * SEQUENTIAL_PART || !self.pretokenizer.is_fast() || disallowed.is_some_and(spans_cut) {
+            return Ok(None);
+        }
+        let cuts = safe_cuts_units(units, units.len() / SEQUENTIAL_PART);
+        let (mut buf, mut scratch) = (String::new(), Scratch::default());
+        for w in cuts.windows(2) {
+            buf.clear();
+            if push_utf8(units.slice(w[0], w[1]), &mut buf).is_err()
+                || disallowed.is_some_and(|d| d.find_token(&buf).is_some())
+            {
+                return Ok(None);
+            }
+            f(&buf, &mut scratch, &mut acc)?;
+        }
+        Ok(Some(acc))
+    }
+
     /// `f` of each part of `units`, in order, transcoded and checked by the thread that runs
-    /// it (see `encode_units_parallel`), or `None`.
+    /// it (see `encode_units`), or `None`.
     fn units_parallel<T: Send>(
         &self,
         units: Units<'_>,
@@ -158,7 +213,6 @@ impl CoreBpe {
         threads: usize,
         f: impl Fn(&str, &mut Scratch) -> Result<T, CoreError> + Sync,
     ) -> Result<Option<Vec<T>>, CoreError> {
-        let spans_cut = |d: &SpecialMatcher| d.tokens().iter().any(|t| t.bytes().any(|b| b.is_ascii_whitespace()));
         // Units, not bytes: the parts are a little smaller than for the same text in UTF-8.
         let Some(n_parts) = self.part_count(units.len(), threads).filter(|_| !disallowed.is_some_and(spans_cut)) else {
             return Ok(None);
@@ -415,6 +469,44 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn code_units_encode_part_by_part_as_utf8_does() {
+        // Texts of each code unit width, long enough for several parts, on one thread (the
+        // parts in turn) and two; then the cases the caller must take the UTF-8 path for.
+        let mut v: Vec<(Vec<u8>, Rank)> = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
+        for (i, t) in ["ab", " ab", "\u{e9}", "\u{65e5}", "\u{1f600}"].iter().enumerate() {
+            v.push((t.as_bytes().to_vec(), 256 + i as Rank));
+        }
+        let core = CoreBpe::new(v, vec![("<|x y|>".into(), 1000)], crate::pretokenize::CL100K_PAT).unwrap();
+        let text: String = (0..400_000)
+            .map(|i| ["ab ", "caf\u{e9} ", "\u{65e5}\u{672c}", "\u{1f600}\n"][i % 4 % (1 + i / 100_000)])
+            .collect();
+        let latin1: Vec<u8> = text.chars().filter(|&c| (c as u32) < 256).map(|c| c as u8).collect();
+        let ucs2: Vec<u16> = text.chars().filter(|&c| (c as u32) < 0x1_0000).map(|c| c as u16).collect();
+        let ucs4: Vec<u32> = text.chars().map(|c| c as u32).collect();
+        let utf8 = |u: Units| {
+            let mut s = String::new();
+            push_utf8(u, &mut s).unwrap();
+            s
+        };
+        for units in [Units::Latin1(&latin1), Units::Ucs2(&ucs2), Units::Ucs4(&ucs4)] {
+            assert!(units.len() >= 2 * 256 * 1024, "long enough for threads too");
+            let want = core.encode_ordinary(&utf8(units)).unwrap();
+            for threads in [1, 2] {
+                assert_eq!(core.encode_units(units, None, threads).unwrap().as_ref(), Some(&want));
+                assert_eq!(core.count_units(units, None, threads).unwrap(), Some(want.len()));
+            }
+        }
+        let mut lone = ucs2.clone();
+        lone[SEQUENTIAL_PART + 7] = 0xd800;
+        let spaced = core.special_matcher(&["<|x y|>".into()]).unwrap();
+        for threads in [1, 2] {
+            assert_eq!(core.encode_units(Units::Ucs2(&lone), None, threads).unwrap(), None, "a lone surrogate");
+            assert_eq!(core.encode_units(Units::Ucs2(&ucs2[..1000]), None, threads).unwrap(), None, "too small");
+            assert_eq!(core.encode_units(Units::Ucs2(&ucs2), Some(&spaced), threads).unwrap(), None, "spans a cut");
         }
     }
 
