@@ -12,15 +12,19 @@ use super::merge::{encode_piece, encode_piece_keyed, Scratch};
 use super::vocab::Vocab;
 use crate::error::CoreError;
 use crate::parallel::{concat, parallel_map_with};
-use crate::pretokenize::{safe_cuts, safe_cuts_units, PieceSink, Pretokenizer};
+use crate::pretokenize::{safe_cut_units_in, safe_cuts, safe_cuts_units, PieceSink, Pretokenizer};
 use crate::special::{for_each_segment, Segment, SpecialMatcher};
 use crate::table::pack_at;
 use crate::types::Rank;
 use crate::utf8::{push_utf8, Units};
 
 /// Units per part when one thread encodes a text given as code units part by part
-/// (`CoreBpe::encode_units`): 64K units, at most 256 KiB of UTF-8.
+/// (`CoreBpe::encode_units`): 64K units, at most 256 KiB of UTF-8, plus up to the next cut
+/// point.
 const SEQUENTIAL_PART: usize = 1 << 16;
+
+/// Units searched for a cut point past each `SEQUENTIAL_PART` (a sixteenth of a part).
+const CUT_WINDOW: usize = SEQUENTIAL_PART / 16;
 
 /// Whether a disallowed special token could span a cut of `safe_cuts_units` (it holds
 /// whitespace), so that checking the parts one by one could miss it.
@@ -146,11 +150,12 @@ impl CoreBpe {
         threads: usize,
     ) -> Result<Option<Vec<Rank>>, CoreError> {
         if threads <= 1 {
-            // Room for a token per two characters (English takes about one per four, CJK one
-            // or more per character): pages reserved and never written cost nothing, and a
-            // pass over the units to count their UTF-8 bytes read 4 MB of UCS-4 text from
-            // memory once more.
-            let out = Vec::with_capacity(units.len() / 2 + 1);
+            // Room for a token per character (English takes about one per four, CJK about
+            // one), up to 64M: pages reserved and never written cost nothing. Why not less:
+            // grown by doubling, the output of 1M random letters (a token per character) was
+            // faulted in anew on every call, 3,848 pages (1.3x the time); and a pass over the
+            // units to count their UTF-8 bytes read 4 MB of UCS-4 text from memory again.
+            let out = Vec::with_capacity((units.len() + 1).min(1 << 26));
             return self
                 .units_in_turn(units, disallowed, out, |part, scratch, out| self.encode_segment(part, out, scratch));
         }
@@ -190,16 +195,24 @@ impl CoreBpe {
         if units.len() < 2 * SEQUENTIAL_PART || !self.pretokenizer.is_fast() || disallowed.is_some_and(spans_cut) {
             return Ok(None);
         }
-        let cuts = safe_cuts_units(units, units.len() / SEQUENTIAL_PART);
-        let (mut buf, mut scratch) = (String::new(), Scratch::default());
-        for w in cuts.windows(2) {
+        let (mut buf, mut scratch, n) = (String::new(), Scratch::default(), units.len());
+        let mut start = 0;
+        while start < n {
+            // The part ends at the first cut point in a window past `SEQUENTIAL_PART` units,
+            // else in the next such window, else at the end.
+            let end = (1..)
+                .map(|k| start + k * SEQUENTIAL_PART)
+                .take_while(|&target| target < n)
+                .find_map(|target| safe_cut_units_in(units, target, CUT_WINDOW))
+                .unwrap_or(n);
             buf.clear();
-            if push_utf8(units.slice(w[0], w[1]), &mut buf).is_err()
+            if push_utf8(units.slice(start, end), &mut buf).is_err()
                 || disallowed.is_some_and(|d| d.find_token(&buf).is_some())
             {
                 return Ok(None);
             }
             f(&buf, &mut scratch, &mut acc)?;
+            start = end;
         }
         Ok(Some(acc))
     }
@@ -492,6 +505,17 @@ mod tests {
             push_utf8(u, &mut s).unwrap();
             s
         };
+        // No cut point, one outside the windows searched (one part either way), one inside
+        // (two parts).
+        let cjk: Vec<u16> = "\u{65e5}\u{672c}".encode_utf16().cycle().take(3 * SEQUENTIAL_PART).collect();
+        for at in [None, Some(SEQUENTIAL_PART + 2 * CUT_WINDOW), Some(SEQUENTIAL_PART + 10)] {
+            let mut u = cjk.clone();
+            if let Some(at) = at {
+                u.splice(at..at, "ab ".encode_utf16());
+            }
+            let want = core.encode_ordinary(&utf8(Units::Ucs2(&u))).unwrap();
+            assert_eq!(core.encode_units(Units::Ucs2(&u), None, 1).unwrap(), Some(want), "cut point at {at:?}");
+        }
         for units in [Units::Latin1(&latin1), Units::Ucs2(&ucs2), Units::Ucs4(&ucs4)] {
             assert!(units.len() >= 2 * 256 * 1024, "long enough for threads too");
             let want = core.encode_ordinary(&utf8(units)).unwrap();

@@ -53,11 +53,21 @@ pub fn safe_cuts(text: &str, n_parts: usize) -> Vec<usize> {
 /// are unit indices, at the same characters (rule B looks at ASCII characters only, one unit
 /// and one byte each).
 pub fn safe_cuts_units(units: Units<'_>, n_parts: usize) -> Vec<usize> {
-    let n = units.len();
+    cuts_where(units.len(), n_parts, |p| rule_b_units(units, p))
+}
+
+/// The first cut point of `safe_cuts_units`' kind in units `from..from + len` of `units`, if
+/// any. Why a bounded window: text with no such point (a run of random letters) was scanned
+/// whole, a mispredicted branch every few units.
+pub fn safe_cut_units_in(units: Units<'_>, from: usize, len: usize) -> Option<usize> {
+    (from..from.saturating_add(len).min(units.len())).find(|&p| rule_b_units(units, p))
+}
+
+/// Rule B at unit `p` of `units`.
+#[inline]
+fn rule_b_units(units: Units<'_>, p: usize) -> bool {
     let ascii_letter = |u: u32| u < 0x80 && (u as u8).is_ascii_alphabetic();
-    cuts_where(n, n_parts, |p| {
-        p > 0 && p < n && ascii_letter(units.at(p - 1)) && matches!(units.at(p), 0x20 | 0x09 | 0x0d | 0x0a)
-    })
+    p > 0 && p < units.len() && ascii_letter(units.at(p - 1)) && matches!(units.at(p), 0x20 | 0x09 | 0x0d | 0x0a)
 }
 
 /// The first point where `rule` holds after each of `n_parts - 1` evenly spaced targets in

@@ -28,7 +28,7 @@ pub mod possessive;
 pub mod unicode;
 
 use crate::error::CoreError;
-pub use cuts::{safe_cuts, safe_cuts_units};
+pub use cuts::{safe_cut_units_in, safe_cuts, safe_cuts_units};
 pub use dfa::DfaSplitter;
 pub use fast::{FnSink, KnownPattern, PieceSink};
 pub use patterns::{CL100K_PAT, GPT2_ORIGINAL_PAT, O200K_PAT, R50K_PAT};
