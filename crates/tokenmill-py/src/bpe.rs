@@ -245,7 +245,7 @@ impl PyCoreBpe {
     ) -> PyResult<usize> {
         let a = allowed.map(|s| &s.get().inner);
         let d = disallowed.map(|s| &s.get().inner);
-        // As `ids_of_str`: a large text that needs transcoding is transcoded by its threads.
+        // As `ids_of_str`: a large text that needs transcoding is transcoded part by part.
         if let Some(units) = split_units(&text, a) {
             if let Some(n) = run(py, || self.inner.count_units(units, d, num_threads))? {
                 return Ok(n);

@@ -129,9 +129,9 @@ impl CoreBpe {
     }
 
     /// `encode_ordinary_parallel` of a text given as code units (a Python `str`'s own
-    /// storage), after checking it for `disallowed` specials: the text is cut as for threads
-    /// (`safe_cuts_units`), and each part is turned into UTF-8 by the thread that encodes it,
-    /// in a buffer that thread reuses; on one thread, the parts are encoded in turn. `Ok(None)`
+    /// storage), after checking it for `disallowed` specials: the text is cut at the points
+    /// `safe_cuts_units` uses, and each part is turned into UTF-8 by the thread that encodes
+    /// it, in a buffer that thread reuses; on one thread, the parts are encoded in turn. `Ok(None)`
     /// when this path does not apply or cannot say what is wrong: a small text, a custom
     /// pattern, a disallowed special that holds whitespace (it could span a cut), or a part
     /// with a lone surrogate or a disallowed special; the caller then takes the UTF-8 path,

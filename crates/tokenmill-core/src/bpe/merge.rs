@@ -114,10 +114,9 @@ impl PartCaching {
 type LongPieces = rustc_hash::FxHashMap<Box<[u8]>, (u32, u32)>;
 
 /// Merged pieces of one encode call that the encoder's caches (`SharedCache`, `LongCache`) do
-/// not take, so that a
-/// word that is not a single token is merged once per call, not once per occurrence (in
-/// English prose and code about one piece in twelve needs merging, and those few pieces cost
-/// as much as all the others together).
+/// not take, so that a word that is not a single token is merged once per call, not once per
+/// occurrence (in English prose and code about one piece in twelve needs merging, and those
+/// few pieces cost as much as all the others together).
 ///
 /// Short pieces (at most 15 bytes) go to the encoder's cache, which serves the call, its later
 /// calls and the other threads of a batch; they come here only when it does not take them
