@@ -110,6 +110,14 @@ impl LongCache {
         self.n_slots
     }
 
+    /// Whether this cache is on and a piece of `len` bytes may fit a slot (with one token).
+    /// Why the caller asks first: a megabyte-long piece (a run of random letters) was hashed
+    /// whole for a cache that can never hold it.
+    #[inline(always)]
+    pub fn may_hold(&self, len: usize) -> bool {
+        self.n_slots != 0 && Self::fits(len, 1)
+    }
+
     /// Whether a piece of `len` bytes with `n` tokens fits a slot.
     #[inline(always)]
     pub fn fits(len: usize, n: usize) -> bool {
@@ -262,6 +270,7 @@ mod tests {
             assert_eq!(*out, tokens);
         }
         assert!(!c.insert(p, hash(p), &[]), "no tokens");
+        assert!(c.may_hold(232) && !c.may_hold(233), "29 words of bytes and one of tokens at most");
         let off = LongCache::new(0);
         assert!(!off.insert(p, hash(p), &[1]));
         assert!(!off.get(p, hash(p), out));

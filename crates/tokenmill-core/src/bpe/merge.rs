@@ -238,7 +238,7 @@ fn encode_piece_rest(vocab: &Vocab, piece: &[u8], key: Option<Key>, out: &mut Ve
     // is met again when the same text comes back in a later call. Before the whole-token
     // lookup, which a hit makes needless: a piece that is a token is never cached.
     let shared = vocab.long_cache();
-    let hash = (shared.slots() != 0).then(|| long_cache::hash(piece));
+    let hash = shared.may_hold(piece.len()).then(|| long_cache::hash(piece));
     if hash.is_some_and(|h| shared.get(piece, h, out)) {
         return;
     }
