@@ -414,3 +414,64 @@ fn one_call_of_random_letters_then_cjk_words_stays_exact() {
         }
     }
 }
+
+/// `split_points` by its rule, one boundary at a time, without the table of decisions for
+/// characters below U+0800 (`chars::PairCuts`) or the short reading of one- and two-byte
+/// characters.
+fn split_points_by_rule(v: &Vocab, piece: &[u8]) -> Vec<usize> {
+    use tokenmill_core::bpe::chars::code_point;
+    let next_start =
+        |s: usize| piece[s + 1..].iter().position(|&b| b & 0xC0 != 0x80).map_or(piece.len(), |x| s + 1 + x);
+    let mut s = next_start(0);
+    let mut prev = code_point(&piece[..s]);
+    let mut cuts = Vec::new();
+    while s < piece.len() {
+        let e = next_start(s);
+        let c = code_point(&piece[s..e]);
+        let (x, y) = (piece[s - 1], piece[s]);
+        if !v.joinable(x, y) || (x >= 0x80 || y >= 0x80) && !v.char_joins().spanned(prev, c, x, y) {
+            cuts.push(s);
+        }
+        (prev, s) = (c, e);
+    }
+    cuts
+}
+
+#[test]
+fn cuts_between_characters_below_u0800_follow_the_rule() {
+    // Random one- and two-byte characters (the ones whose decisions `PairCuts` keeps), with
+    // now and then a three- or four-byte character, a stray continuation byte or a lone lead
+    // byte; two threads at once on one new vocabulary, so that they work out the same
+    // decisions side by side.
+    let ranges: &[(u32, u32)] =
+        &[(0x61, 0x7A), (0x20, 0x7E), (0xC0, 0x17F), (0x370, 0x3FF), (0x400, 0x4FF), (0x80, 0x7FF), (0x4E00, 0x4E40)];
+    for name in ["o200k_base", "cl100k_base"] {
+        let v = vocab(name);
+        std::thread::scope(|scope| {
+            for seed in [1u64, 2] {
+                let v = &v;
+                scope.spawn(move || {
+                    let mut rng = Rng(0x5EED + seed);
+                    for round in 0..4000 {
+                        let mut piece = Vec::new();
+                        for _ in 0..1 + rng.below(40) {
+                            let (lo, hi) = ranges[rng.below(if round % 3 == 0 { ranges.len() } else { 5 })];
+                            let c = char::from_u32(lo + rng.below((hi - lo + 1) as usize) as u32).unwrap_or('a');
+                            piece.extend_from_slice(c.to_string().as_bytes());
+                            if rng.below(30) == 0 {
+                                piece.push([0x80, 0xBF, 0xC3, 0xE6, 0xF0][rng.below(5)]);
+                            }
+                        }
+                        let got: Vec<usize> = split_points(v, &piece).collect();
+                        assert_eq!(
+                            got,
+                            split_points_by_rule(v, &piece),
+                            "{name}: {:?}",
+                            String::from_utf8_lossy(&piece)
+                        );
+                    }
+                });
+            }
+        });
+    }
+}

@@ -26,6 +26,8 @@
 //! What it does not do: four-byte characters (emoji and rare CJK; they keep the byte start),
 //! and anything about text: callers decode and validate the UTF-8 themselves.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use rustc_hash::FxHashMap;
 
 use crate::types::Rank;
@@ -130,7 +132,7 @@ fn merge_max(bytes: &[u8], rank_of: &impl Fn(&[u8]) -> Option<Rank>) -> Option<R
 }
 
 #[inline]
-fn is_continuation(b: u8) -> bool {
+pub fn is_continuation(b: u8) -> bool {
     b & 0xC0 == 0x80
 }
 
@@ -300,6 +302,82 @@ impl CharJoins {
             || bit(&self.open_right, a as usize)
             || bit(&self.open_left, b as usize)
             || bit(&self.open_both, (x as usize) << 8 | y as usize)
+    }
+}
+
+/// The cut decisions of `merge::split_points` between two characters below U+0800 (ASCII
+/// and the two-byte scripts: Latin, Greek, Cyrillic, Hebrew, Arabic...), one bit per pair,
+/// worked out 64 pairs at a time on first use and kept for the encoder's life.
+///
+/// Why: the test itself (`Vocab::joinable`, then four bit sets of `CharJoins`, one behind a
+/// hash) took about a third of the time of random letters of four scripts, where parts are
+/// one or two characters long so nearly every boundary is tested. A pair's bit is one load
+/// from a table whose used words (a few thousand for such text) stay in the CPU's caches.
+///
+/// The table (`2048 * 2048` bits, 512 KiB, allocated on first use) and its "worked out" bits
+/// are atomics: threads that work out the same word at once store the same bits, and a word
+/// is marked worked out (release) only after it is stored, so a reader that sees the mark
+/// (acquire) sees the word. `Clone` starts empty: the decisions follow from the vocabulary.
+#[derive(Default)]
+pub struct PairCuts {
+    table: std::sync::OnceLock<CutWords>,
+}
+
+struct CutWords {
+    /// Bit `c % 64` of word `a * 32 + c / 64`: cut between `a` and `c`.
+    cut: Box<[AtomicU64]>,
+    /// Bit `w % 64` of word `w / 64`: word `w` of `cut` is worked out.
+    done: Box<[AtomicU64]>,
+}
+
+/// Characters `PairCuts` covers: U+0000..U+07FF.
+pub const PAIR_CUTS_BELOW: u32 = 0x800;
+
+impl PairCuts {
+    /// Whether `split_points` cuts between characters `a` and `c` (both below
+    /// `PAIR_CUTS_BELOW`), `decide(a, c)` being its test, asked for 64 pairs on first use.
+    #[inline(always)]
+    pub fn cut(&self, a: u32, c: u32, decide: impl Fn(u32, u32) -> bool) -> bool {
+        let t = self.table.get_or_init(|| {
+            let words = |n: usize| (0..n).map(|_| AtomicU64::new(0)).collect();
+            CutWords { cut: words(1 << 16), done: words(1 << 10) }
+        });
+        let w = (a as usize & 0x7ff) << 5 | (c as usize & 0x7ff) >> 6;
+        if t.done[w >> 6].load(Ordering::Acquire) >> (w & 63) & 1 == 0 {
+            Self::work_out(t, w, a, c, decide);
+        }
+        t.cut[w].load(Ordering::Relaxed) >> (c & 63) & 1 == 1
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn work_out(t: &CutWords, w: usize, a: u32, c: u32, decide: impl Fn(u32, u32) -> bool) {
+        let base = c & !63;
+        let bits = (0..64).filter(|&k| decide(a, base + k)).fold(0u64, |m, k| m | 1 << k);
+        t.cut[w].store(bits, Ordering::Relaxed);
+        t.done[w >> 6].fetch_or(1 << (w & 63), Ordering::Release);
+    }
+}
+
+impl Clone for PairCuts {
+    fn clone(&self) -> Self {
+        PairCuts::default()
+    }
+}
+
+impl std::fmt::Debug for PairCuts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PairCuts({})", if self.table.get().is_some() { "in use" } else { "empty" })
+    }
+}
+
+/// The UTF-8 bytes at the edges of character `c` below U+0800: its last byte and its first.
+#[inline(always)]
+pub fn edge_bytes(c: u32) -> (u8, u8) {
+    if c < 0x80 {
+        (c as u8, c as u8)
+    } else {
+        (0x80 | (c & 0x3f) as u8, 0xc0 | (c >> 6) as u8)
     }
 }
 

@@ -507,11 +507,29 @@ pub fn split_points<'a>(vocab: &'a Vocab, piece: &'a [u8]) -> impl Iterator<Item
     let mut s = first;
     std::iter::from_fn(move || {
         while s < piece.len() {
-            let e = next_start(s);
-            let c = chars::code_point(&piece[s..e]);
+            // A one- or two-byte character, read without `next_start`'s loop when it is whole
+            // and no stray continuation byte follows; else the general reading.
+            let b0 = piece[s];
+            let e2 = s + 1 + (b0 >= 0x80) as usize;
+            let whole = (b0 < 0x80
+                || (0xC2..=0xDF).contains(&b0) && piece.get(s + 1).is_some_and(|&b| chars::is_continuation(b)))
+                && piece.get(e2).is_none_or(|&b| !chars::is_continuation(b));
+            let (e, c) = if whole {
+                let c = if b0 < 0x80 { b0 as u32 } else { (b0 as u32 & 0x1f) << 6 | (piece[s + 1] as u32 & 0x3f) };
+                (e2, c)
+            } else {
+                let e = next_start(s);
+                (e, chars::code_point(&piece[s..e]))
+            };
             let (a, at) = (std::mem::replace(&mut prev, c), std::mem::replace(&mut s, e));
-            let (x, y) = (piece[at - 1], piece[at]);
-            if !vocab.joinable(x, y) || (x >= 0x80 || y >= 0x80) && !joins.spanned(a, c, x, y) {
+            // Both below U+0800: the decision is worked out once per pair (`chars::PairCuts`).
+            let cut = if (a | c) < chars::PAIR_CUTS_BELOW {
+                vocab.cuts_between(a, c)
+            } else {
+                let (x, y) = (piece[at - 1], piece[at]);
+                !vocab.joinable(x, y) || (x >= 0x80 || y >= 0x80) && !joins.spanned(a, c, x, y)
+            };
+            if cut {
                 return Some(at);
             }
         }

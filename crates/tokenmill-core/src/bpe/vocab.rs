@@ -52,6 +52,8 @@ pub struct Vocab {
     joinable: Vec<u64>,
     /// The same test by characters, next to a non-ASCII character (see `chars::CharJoins`).
     char_joins: chars::CharJoins,
+    /// Both tests' result for pairs of characters below U+0800, worked out on first use.
+    pair_cuts: chars::PairCuts,
     /// Rank of every single-byte token.
     byte_ranks: [Rank; 256],
     /// Per code point below U+10000: where its entry is in `char_infos`, if merging may start
@@ -197,6 +199,7 @@ impl Vocab {
             pair_ranks,
             joinable: vec![0; 1 << 10],
             char_joins: Default::default(),
+            pair_cuts: Default::default(),
             byte_ranks,
             char_index: Vec::new(),
             char_infos: Vec::new(),
@@ -324,6 +327,16 @@ impl Vocab {
     pub fn joinable(&self, a: u8, b: u8) -> bool {
         let k = (a as usize) << 8 | b as usize;
         self.joinable[k >> 6] >> (k & 63) & 1 == 1
+    }
+
+    /// Whether `merge::split_points` cuts between characters `a` and `c`, both below
+    /// `chars::PAIR_CUTS_BELOW` (from `chars::PairCuts`).
+    #[inline(always)]
+    pub fn cuts_between(&self, a: u32, c: u32) -> bool {
+        self.pair_cuts.cut(a, c, |a, c| {
+            let ((x, _), (_, y)) = (chars::edge_bytes(a), chars::edge_bytes(c));
+            !self.joinable(x, y) || (x >= 0x80 || y >= 0x80) && !self.char_joins.spanned(a, c, x, y)
+        })
     }
 
     /// The character-level test of `chars::CharJoins`.
