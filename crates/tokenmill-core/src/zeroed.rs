@@ -27,6 +27,8 @@ pub unsafe trait Zeroable: Sized {}
 
 // SAFETY: integers are valid at zero.
 unsafe impl Zeroable for u8 {}
+// SAFETY: an atomic integer is an integer, valid at zero, with no `Drop`.
+unsafe impl Zeroable for std::sync::atomic::AtomicU64 {}
 
 const HUGE: usize = 2 << 20;
 

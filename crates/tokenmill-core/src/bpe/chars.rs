@@ -31,6 +31,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rustc_hash::FxHashMap;
 
 use crate::types::Rank;
+use crate::zeroed::Zeroed;
 
 /// For one character that is a token: its rank, and the neighbouring bytes next to which it
 /// is safe (bit `x` of `left`: the byte before it may be `x`; of `right`: the byte after).
@@ -323,11 +324,12 @@ pub struct PairCuts {
     table: std::sync::OnceLock<CutWords>,
 }
 
+/// Zero-filled on demand (`Zeroed`): only the pages of the words a text uses are touched.
 struct CutWords {
     /// Bit `c % 64` of word `a * 32 + c / 64`: cut between `a` and `c`.
-    cut: Box<[AtomicU64]>,
+    cut: Zeroed<AtomicU64>,
     /// Bit `w % 64` of word `w / 64`: word `w` of `cut` is worked out.
-    done: Box<[AtomicU64]>,
+    done: Zeroed<AtomicU64>,
 }
 
 /// Characters `PairCuts` covers: U+0000..U+07FF.
@@ -338,10 +340,7 @@ impl PairCuts {
     /// `PAIR_CUTS_BELOW`), `decide(a, c)` being its test, asked for 64 pairs on first use.
     #[inline(always)]
     pub fn cut(&self, a: u32, c: u32, decide: impl Fn(u32, u32) -> bool) -> bool {
-        let t = self.table.get_or_init(|| {
-            let words = |n: usize| (0..n).map(|_| AtomicU64::new(0)).collect();
-            CutWords { cut: words(1 << 16), done: words(1 << 10) }
-        });
+        let t = self.table.get_or_init(|| CutWords { cut: Zeroed::new(1 << 16), done: Zeroed::new(1 << 10) });
         let w = (a as usize & 0x7ff) << 5 | (c as usize & 0x7ff) >> 6;
         if t.done[w >> 6].load(Ordering::Acquire) >> (w & 63) & 1 == 0 {
             Self::work_out(t, w, a, c, decide);
