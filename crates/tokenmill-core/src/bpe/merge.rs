@@ -498,7 +498,6 @@ pub fn merge_backtrack(vocab: &Vocab, part: &[u8], set: &ByteSet, out: &mut Vec<
 /// makes the same merges. It keeps long pieces of varied text (random letters, say) fast, and
 /// cuts runs of CJK text into words: parts are short and cache-resident.
 pub fn split_points<'a>(vocab: &'a Vocab, piece: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
-    let joins = vocab.char_joins();
     let next_start =
         move |s: usize| piece[s + 1..].iter().position(|&b| b & 0xC0 != 0x80).map_or(piece.len(), |x| s + 1 + x);
     // The character before the boundary: its code point (`NO_CHAR` if malformed or longer).
@@ -526,8 +525,7 @@ pub fn split_points<'a>(vocab: &'a Vocab, piece: &'a [u8]) -> impl Iterator<Item
             let cut = if (a | c) < chars::PAIR_CUTS_BELOW {
                 vocab.cuts_between(a, c)
             } else {
-                let (x, y) = (piece[at - 1], piece[at]);
-                !vocab.joinable(x, y) || (x >= 0x80 || y >= 0x80) && !joins.spanned(a, c, x, y)
+                vocab.unspanned(a, c, piece[at - 1], piece[at])
             };
             if cut {
                 return Some(at);

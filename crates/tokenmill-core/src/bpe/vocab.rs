@@ -329,13 +329,22 @@ impl Vocab {
         self.joinable[k >> 6] >> (k & 63) & 1 == 1
     }
 
-    /// Whether `merge::split_points` cuts between characters `a` and `c`, both below
-    /// `chars::PAIR_CUTS_BELOW` (from `chars::PairCuts`).
+    /// `merge::split_points`' rule: true when no token can span the boundary between
+    /// characters `a` and `c` (code points, or `chars::NO_CHAR`) whose bytes there are `x`
+    /// and `y`: no token holds the two bytes side by side, or (next to a non-ASCII
+    /// character) none spans the two characters.
+    #[inline(always)]
+    pub fn unspanned(&self, a: u32, c: u32, x: u8, y: u8) -> bool {
+        !self.joinable(x, y) || (x >= 0x80 || y >= 0x80) && !self.char_joins.spanned(a, c, x, y)
+    }
+
+    /// `unspanned` for characters `a` and `c` both below `chars::PAIR_CUTS_BELOW`, from the
+    /// table of decisions (`chars::PairCuts`).
     #[inline(always)]
     pub fn cuts_between(&self, a: u32, c: u32) -> bool {
         self.pair_cuts.cut(a, c, |a, c| {
             let ((x, _), (_, y)) = (chars::edge_bytes(a), chars::edge_bytes(c));
-            !self.joinable(x, y) || (x >= 0x80 || y >= 0x80) && !self.char_joins.spanned(a, c, x, y)
+            self.unspanned(a, c, x, y)
         })
     }
 
