@@ -50,9 +50,9 @@ fn main() {
         core.vocab.set_cache_slots(n);
     }
     println!(
-        "short table: {} keys, mean probe {:.2}, {} MB",
+        "short table: {} keys, {} spilled from their line, {} MB",
         core.vocab.short_table().len(),
-        core.vocab.short_table().mean_probe(),
+        core.vocab.short_table().lines().map_or(0, |t| t.spilled()),
         core.vocab.short_table().memory_bytes() / 1_000_000
     );
     if std::env::var("CHAR_STATS").is_ok() {

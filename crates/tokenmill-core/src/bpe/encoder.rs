@@ -8,13 +8,14 @@
 //! What it does not do: decide which special tokens are allowed or disallowed (policy, in
 //! Python; this module only applies the sets it is given), or build Python objects.
 
+use super::batch::BatchSink;
 use super::merge::{encode_piece, encode_piece_keyed, Scratch};
 use super::vocab::Vocab;
 use crate::error::CoreError;
 use crate::parallel::{concat, parallel_map_with};
 use crate::pretokenize::{safe_cut_units_in, safe_cuts, safe_cuts_units, PieceSink, Pretokenizer};
 use crate::special::{for_each_segment, Segment, SpecialMatcher};
-use crate::table::pack_at;
+use crate::table::{pack_at, wide_cpu};
 use crate::types::Rank;
 use crate::utf8::{push_utf8, Units};
 
@@ -291,22 +292,50 @@ impl CoreBpe {
     /// matchers' loops, `count` ran at 0.76-0.83x encoding's speed on prose and code (cl100k
     /// and o200k, 1 MB, warm); now at 0.98-1.01x.
     fn count_segment(&self, text: &str, scratch: &mut Scratch) -> Result<usize, CoreError> {
-        let mut sink = CountSink {
-            inner: EncodeSink { vocab: &self.vocab, bytes: text.as_bytes(), out: &mut Vec::new(), scratch },
-            n: 0,
+        let (bytes, out) = (text.as_bytes(), &mut Vec::new());
+        let n = if let Some(lines) = self.vocab.short_table().lines().filter(|_| wide_cpu()) {
+            // SAFETY: checked (`wide_cpu`).
+            let mut sink =
+                CountSink { inner: unsafe { BatchSink::new(&self.vocab, lines, bytes, out, scratch) }, n: 0 };
+            self.pretokenizer.for_each_piece_into(text, &mut sink)?;
+            sink.inner.finish();
+            sink.n + sink.inner.out.len()
+        } else {
+            let mut sink = CountSink { inner: EncodeSink { vocab: &self.vocab, bytes, out, scratch }, n: 0 };
+            self.pretokenizer.for_each_piece_into(text, &mut sink)?;
+            sink.n + sink.inner.out.len()
         };
-        self.pretokenizer.for_each_piece_into(text, &mut sink)?;
-        let n = sink.n + sink.inner.out.len();
         scratch.finish(&self.vocab);
         Ok(n)
     }
 
     /// Appends the tokens of a special-free segment; `scratch` is the call's working memory,
-    /// shared by its segments.
+    /// shared by its segments. On a CPU with AVX-512 the pieces are looked up a batch at a
+    /// time (`batch`), else one by one as they come (`EncodeSink`); the tokens are the same.
     #[inline]
     pub fn encode_segment(&self, text: &str, out: &mut Vec<Rank>, scratch: &mut Scratch) -> Result<(), CoreError> {
-        let mut sink = EncodeSink { vocab: &self.vocab, bytes: text.as_bytes(), out, scratch };
-        self.pretokenizer.for_each_piece_into(text, &mut sink)?;
+        self.encode_segment_using(text, out, scratch, true)
+    }
+
+    /// `encode_segment`, batched (where the CPU and the vocabulary's table allow) or not.
+    #[inline]
+    fn encode_segment_using(
+        &self,
+        text: &str,
+        out: &mut Vec<Rank>,
+        scratch: &mut Scratch,
+        batched: bool,
+    ) -> Result<(), CoreError> {
+        let lines = self.vocab.short_table().lines().filter(|_| batched && wide_cpu());
+        if let Some(lines) = lines {
+            // SAFETY: checked (`wide_cpu`).
+            let mut sink = unsafe { BatchSink::new(&self.vocab, lines, text.as_bytes(), out, scratch) };
+            self.pretokenizer.for_each_piece_into(text, &mut sink)?;
+            sink.finish();
+        } else {
+            let mut sink = EncodeSink { vocab: &self.vocab, bytes: text.as_bytes(), out, scratch };
+            self.pretokenizer.for_each_piece_into(text, &mut sink)?;
+        }
         scratch.finish(&self.vocab);
         Ok(())
     }
@@ -411,27 +440,47 @@ impl PieceSink for EncodeSink<'_> {
     }
 }
 
-/// `EncodeSink` that keeps only the number of tokens: its tokens go to a small buffer that
-/// is counted and emptied as it fills, so memory stays at 16 KiB plus one piece's tokens,
+/// A sink whose tokens go to a vector (`CountSink` counts and empties it).
+trait TokenSink: PieceSink {
+    fn tokens(&mut self) -> &mut Vec<Rank>;
+}
+
+impl TokenSink for EncodeSink<'_> {
+    #[inline(always)]
+    fn tokens(&mut self) -> &mut Vec<Rank> {
+        self.out
+    }
+}
+
+impl TokenSink for BatchSink<'_> {
+    #[inline(always)]
+    fn tokens(&mut self) -> &mut Vec<Rank> {
+        self.out
+    }
+}
+
+/// A `TokenSink` that keeps only the number of tokens: its tokens go to a small buffer that
+/// is counted and emptied as it fills, so memory stays at 16 KiB plus one batch's tokens,
 /// whatever the text's length.
-struct CountSink<'a> {
-    inner: EncodeSink<'a>,
+struct CountSink<S> {
+    inner: S,
     /// Tokens counted and dropped so far.
     n: usize,
 }
 
-impl CountSink<'_> {
+impl<S> CountSink<S> {
     /// Tokens the buffer holds before it is counted and emptied (16 KiB).
     const FLUSH: usize = 4096;
 }
 
-impl PieceSink for CountSink<'_> {
+impl<S: TokenSink> PieceSink for CountSink<S> {
     #[inline(always)]
     fn piece(&mut self, start: usize, end: usize) {
         self.inner.piece(start, end);
-        if self.inner.out.len() >= Self::FLUSH {
-            self.n += self.inner.out.len();
-            self.inner.out.clear();
+        let out = self.inner.tokens();
+        if out.len() >= Self::FLUSH {
+            self.n += out.len();
+            out.clear();
         }
     }
 }
@@ -481,6 +530,55 @@ mod tests {
                         assert!(rivals.len() >= 2, "{w:?} not cached (n {n})");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_batched_piece_loop_gives_the_one_by_one_loops_tokens() {
+        // Random words of 1 to 40 bytes (ASCII and two- and three-byte characters) in texts of
+        // 0 to 2,100 pieces (batches of 256, the last ones within 16 bytes of the end), over a
+        // vocabulary of the bytes and of pieces and parts of pieces up to 20 bytes (some of
+        // them whole-token hits, some not, some past the 15 bytes of a key), in the CPU's
+        // kind of table and in a `ShortKeyTable`. On a CPU without AVX-512 every call takes
+        // the one-by-one loop over a `ShortKeyTable`.
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        let parts = ["a", "b", "e", "th", "\u{e9}", "\u{65e5}", "0", "1", "'s", ".", ",", "\n", " ", "  "];
+        let mut word = |len: u64| (0..len).map(|_| parts[next(parts.len() as u64) as usize]).collect::<String>();
+        let mut v: Vec<(Vec<u8>, Rank)> = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
+        let mut seen = std::collections::HashSet::new();
+        for i in 0..3000 {
+            let w = word(1 + i % 12);
+            let t = w.trim_start().as_bytes();
+            for t in [t, &t[..t.len() / 2]] {
+                if t.len() > 1 && t.len() <= 20 && seen.insert(t.to_vec()) {
+                    v.push((t.to_vec(), v.len() as Rank));
+                }
+            }
+        }
+        let core = CoreBpe::new(v.clone(), vec![], crate::pretokenize::CL100K_PAT).unwrap();
+        // The same vocabulary in a `ShortKeyTable`, the table of CPUs without AVX-512.
+        crate::table::tests::NARROW.store(true, std::sync::atomic::Ordering::Relaxed);
+        let narrow = CoreBpe::new(v, vec![], crate::pretokenize::CL100K_PAT).unwrap();
+        crate::table::tests::NARROW.store(false, std::sync::atomic::Ordering::Relaxed);
+        assert!(narrow.vocab.short_table().lines().is_none());
+        for n in [0, 1, 7, 8, 9, 255, 256, 257, 600, 2100] {
+            for tail in ["", "x", "abcdefghijklmnopq", " \u{e9}t\u{e9}"] {
+                let text = (0..n).map(|i| word(1 + (i as u64 * 7 + n as u64) % 9)).collect::<String>() + tail;
+                let (mut batched, mut one_by_one, mut slots) = (Vec::new(), Vec::new(), Vec::new());
+                core.encode_segment_using(&text, &mut batched, &mut Scratch::default(), true).unwrap();
+                core.encode_segment_using(&text, &mut one_by_one, &mut Scratch::default(), false).unwrap();
+                narrow.encode_segment_using(&text, &mut slots, &mut Scratch::default(), true).unwrap();
+                assert_eq!(batched, one_by_one, "{n} words, tail {tail:?}");
+                assert_eq!(slots, one_by_one, "{n} words, tail {tail:?}");
+                assert_eq!(core.count(&text, None, 1).unwrap(), one_by_one.len());
+                assert_eq!(narrow.count(&text, None, 1).unwrap(), one_by_one.len());
             }
         }
     }
@@ -548,7 +646,7 @@ mod tests {
             for n in [0, 1, 10, 5_000, 30_000] {
                 let text: String = (0..n).map(|i| format!(" {}", words[i * 7 % words.len()])).collect();
                 let want = core.encode_ordinary(&text).unwrap().len();
-                assert!(n < 5_000 || want > 2 * CountSink::FLUSH);
+                assert!(n < 5_000 || want > 2 * CountSink::<EncodeSink>::FLUSH);
                 assert_eq!(core.count(&text, None, 1).unwrap(), want, "{n} words, pattern {pat:?}");
             }
         }

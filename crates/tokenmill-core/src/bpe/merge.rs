@@ -220,7 +220,13 @@ pub fn encode_piece_keyed(vocab: &Vocab, piece: &[u8], key: Option<Key>, out: &m
 /// `encode_piece_with` of a piece that is not a short whole token (`key`: its packed bytes,
 /// if short).
 #[inline(never)]
-fn encode_piece_rest(vocab: &Vocab, piece: &[u8], key: Option<Key>, out: &mut Vec<Rank>, scratch: &mut Scratch) {
+pub(crate) fn encode_piece_rest(
+    vocab: &Vocab,
+    piece: &[u8],
+    key: Option<Key>,
+    out: &mut Vec<Rank>,
+    scratch: &mut Scratch,
+) {
     if piece.is_empty() {
         return;
     }
@@ -866,7 +872,7 @@ fn merge_loop_w<U: Units>(
     // A function, not a closure: the compiler called the closure out of line, twice a join.
     #[inline(always)]
     fn rank_of<U: Units>(vocab: &Vocab, padded: &[u8], units: &U, a: usize, e: usize) -> Rank {
-        vocab.short_table().get_grouped(table::key_at(padded, units.at(a), units.at(e))).unwrap_or(Rank::MAX)
+        vocab.short_table().get_often_missing(table::key_at(padded, units.at(a), units.at(e))).unwrap_or(Rank::MAX)
     }
     loop {
         // The leftmost lowest rank: the minimum of `rank << 32 | position`.

@@ -8,14 +8,15 @@
 //! - `backtrack` and `trie`: the same result for long pieces in linear time, by a search over
 //!   token boundaries (`merge` calls it);
 //! - `encoder`: `CoreBpe`, text in, token ids out (special-token split, pre-tokenizer, merges),
-//!   and back.
+//!   and back; `batch`: its piece loop on AVX-512, a batch of pieces at a time.
 //!
-//! Dependencies run one way: `encoder` -> `merge` -> `backtrack`, `vocab` -> `trie`, `chars`
+//! Dependencies run one way: `encoder` -> `batch` -> `merge` -> `backtrack`, `vocab` -> `trie`, `chars`
 //! (plus `table`, `types` and `error`); `encoder` also uses `special`, `pretokenize` and
 //! `parallel`. What this module does not do: other model types (WordPiece, Unigram,
 //! SentencePiece-style BPE), training (`train`), or file formats (`formats`).
 
 pub mod backtrack;
+mod batch;
 pub mod chars;
 pub mod encoder;
 pub mod long_cache;

@@ -1,8 +1,8 @@
 //! The vocabulary of a byte-level BPE: token bytes <-> rank (= token id).
 //!
 //! One arena holds every token's bytes; the id table indexes into it, and two hash tables go
-//! the other way: a `ShortKeyTable` with inline keys for tokens of up to 15 bytes (nearly all
-//! of them, and every lookup on the hot path) and an ordinary map for the few longer ones.
+//! the other way: a `table::TokenTable` with inline keys for tokens of up to 15 bytes (nearly
+//! all of them, and every lookup on the hot path) and an ordinary map for the few longer ones.
 //! Special tokens share the id table (so decoding is one lookup) but are kept out of the
 //! mergeable map (BPE never produces them). Building it also precomputes what the merge loop
 //! reads: byte and byte-pair ranks, which byte pairs can ever join, and the safe characters
@@ -19,7 +19,7 @@ use super::long_cache::LongCache;
 use super::shared_cache::{self, SharedCache};
 use super::trie::TokenTrie;
 use crate::error::CoreError;
-use crate::table::{self, ShortKeyTable};
+use crate::table::{self, TokenTable};
 
 pub use crate::types::Rank;
 
@@ -37,7 +37,8 @@ const HOLE: u32 = u32::MAX;
 
 #[derive(Debug, Clone)]
 pub struct Vocab {
-    short: ShortKeyTable,
+    /// The mergeable tokens of at most `table::MAX_KEY` bytes, inserted in rank order.
+    short: TokenTable,
     long: FxHashMap<Box<[u8]>, Rank>,
     arena: Vec<u8>,
     /// `(offset, len)` into `arena` for each id; `len == HOLE` for unassigned ids.
@@ -113,7 +114,10 @@ impl Vocab {
         }
         let mut spans = vec![(0u32, HOLE); n];
         let mut arena = Vec::with_capacity(mergeable.iter().map(|(b, _)| b.len()).sum());
-        let mut short = ShortKeyTable::with_capacity(mergeable.len());
+        // In rank order: the low ranks (the most frequent tokens) never spill from a line.
+        let mut mergeable = mergeable;
+        mergeable.sort_unstable_by_key(|&(_, rank)| rank);
+        let mut short = TokenTable::for_this_cpu(mergeable.len());
         let mut long: FxHashMap<Box<[u8]>, Rank> = FxHashMap::default();
         let n_mergeable = mergeable.len();
         for (bytes, rank) in mergeable {
@@ -227,7 +231,7 @@ impl Vocab {
     #[inline]
     pub fn rank(&self, bytes: &[u8]) -> Option<Rank> {
         match table::pack(bytes) {
-            Some(key) => self.short.get(key),
+            Some(key) => self.short.get_often_missing(key),
             None if bytes.len() > table::MAX_KEY => self.long.get(bytes).copied(),
             None => None,
         }
@@ -238,7 +242,7 @@ impl Vocab {
     #[inline]
     pub fn rank_at(&self, bytes: &[u8], start: usize, end: usize) -> Option<Rank> {
         match table::pack_at(bytes, start, end) {
-            Some(key) => self.short.get_grouped(key),
+            Some(key) => self.short.get_often_missing(key),
             None if end - start > table::MAX_KEY => self.long.get(&bytes[start..end]).copied(),
             None => None,
         }
@@ -395,8 +399,9 @@ impl Vocab {
         self.n_mergeable
     }
 
-    /// The inline-key table of short tokens (diagnostics).
-    pub fn short_table(&self) -> &ShortKeyTable {
+    /// The table of short tokens.
+    #[inline(always)]
+    pub fn short_table(&self) -> &TokenTable {
         &self.short
     }
 

@@ -1,0 +1,251 @@
+//! `BatchSink`: the encoder's piece loop on AVX-512, a batch of pieces at a time. The
+//! pre-tokenizer hands it piece ends, which it only stores; every 256 pieces it builds their
+//! keys and hashes eight at a time, asks for their token-table lines, and then looks each
+//! piece up and emits its id, merging the few that are not whole tokens.
+//!
+//! Why: a piece's whole-token lookup (pack the key, hash it, probe the table) was inlined
+//! into the pre-tokenizer's loop, a loop with too many live values, where its key and hash
+//! took about 25 instructions per piece and its probe waited on the table's line. Here the
+//! keys and hashes of eight pieces are a few vector instructions (two gathers of the pieces'
+//! bytes, masks by length, `table::mix` on eight lanes), every line of the batch is on its
+//! way before the first probe, and the probe (`LineTable::get_avx512`) compares a line's
+//! three keys at once, with one branch: hit or miss.
+//!
+//! What it does not do: pre-tokenize, merge (`merge::encode_piece_rest`), or run on a CPU
+//! without AVX-512F and AVX-512DQ (`table::wide_cpu`: there the vocabulary's table is a
+//! `ShortKeyTable` and the encoder looks pieces up one by one, `encoder::EncodeSink`).
+
+use super::merge::{encode_piece_rest, Scratch};
+use super::vocab::Vocab;
+use crate::pretokenize::PieceSink;
+use crate::table::{self, LineTable, MAX_KEY};
+use crate::types::Rank;
+
+/// Pieces per batch: the batch's arrays (10 KiB) stay in the L1 cache.
+const BATCH: usize = 256;
+
+/// The key of a piece that no table holds (longer than `MAX_KEY`): its length byte is 0xFF.
+const NO_KEY: table::Key = (0, u64::MAX);
+
+/// A `PieceSink` that encodes pieces a batch at a time (see the module). Call `finish` after
+/// the last piece.
+pub(crate) struct BatchSink<'a> {
+    vocab: &'a Vocab,
+    lines: &'a LineTable,
+    bytes: &'a [u8],
+    pub(crate) out: &'a mut Vec<Rank>,
+    scratch: &'a mut Scratch,
+    /// `pos[0]`: where the batch's first piece starts; `pos[i + 1]`: where its piece `i` ends.
+    pos: [usize; BATCH + 1],
+    n: usize,
+    lo: [u64; BATCH],
+    hi: [u64; BATCH],
+    hash: [u64; BATCH],
+}
+
+impl<'a> BatchSink<'a> {
+    /// A sink that appends the tokens of the pieces of `bytes` to `out`, looking up whole
+    /// tokens in `lines` (`vocab`'s table).
+    ///
+    /// # Safety
+    /// `table::wide_cpu()` must be true.
+    #[inline]
+    pub(crate) unsafe fn new(
+        vocab: &'a Vocab,
+        lines: &'a LineTable,
+        bytes: &'a [u8],
+        out: &'a mut Vec<Rank>,
+        scratch: &'a mut Scratch,
+    ) -> Self {
+        BatchSink {
+            vocab,
+            lines,
+            bytes,
+            out,
+            scratch,
+            pos: [0; BATCH + 1],
+            n: 0,
+            lo: [0; BATCH],
+            hi: [0; BATCH],
+            hash: [0; BATCH],
+        }
+    }
+
+    /// Encodes the pieces still in the batch.
+    #[inline]
+    pub(crate) fn finish(&mut self) {
+        if self.n > 0 {
+            self.flush();
+        }
+    }
+
+    #[inline(never)]
+    fn flush(&mut self) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `new`'s caller checked that the CPU has the features (`table::wide_cpu`).
+        unsafe {
+            self.flush_avx512()
+        }
+    }
+
+    /// The batch's keys and hashes; their lines asked for; then each piece looked up and its
+    /// tokens appended.
+    ///
+    /// # Safety
+    /// The CPU must have the features (`table::wide_cpu`).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq,bmi1,bmi2,lzcnt,popcnt")]
+    unsafe fn flush_avx512(&mut self) {
+        // SAFETY: the same features.
+        unsafe { self.keys_avx512() };
+        let (n, b) = (self.n, self.bytes);
+        let whole = self.lines;
+        for &h in &self.hash[..n] {
+            whole.prefetch(h);
+        }
+        for j in 0..n {
+            let key = (self.lo[j], self.hi[j]);
+            // SAFETY: the CPU has AVX-512F (`new`).
+            match unsafe { whole.get_avx512(key, self.hash[j]) } {
+                Some(r) => self.out.push(r),
+                None => {
+                    let piece = &b[self.pos[j]..self.pos[j + 1]];
+                    encode_piece_rest(self.vocab, piece, (key != NO_KEY).then_some(key), self.out, self.scratch)
+                }
+            }
+        }
+        self.pos[0] = self.pos[n];
+        self.n = 0;
+    }
+
+    /// The keys (`table::pack`, or `NO_KEY`) and hashes (`table::mix`) of the batch's pieces,
+    /// eight at a time.
+    ///
+    /// # Safety
+    /// The CPU must have the features (`table::wide_cpu`).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq,bmi1,bmi2,lzcnt,popcnt")]
+    unsafe fn keys_avx512(&mut self) {
+        use std::arch::x86_64::*;
+        let (n, b) = (self.n, self.bytes);
+        let set = |x: u64| _mm512_set1_epi64(x as i64);
+        let mut i = 0;
+        while i + 8 <= n {
+            // SAFETY: `pos[i..i + 9]` and the outputs' `[i..i + 8]` are in bounds (i + 8 <= n).
+            let (start, end) = unsafe {
+                (
+                    _mm512_loadu_si512(self.pos.as_ptr().add(i) as *const _),
+                    _mm512_loadu_si512(self.pos.as_ptr().add(i + 1) as *const _),
+                )
+            };
+            let len = _mm512_sub_epi64(end, start);
+            // 1 to 15 bytes, with 16 bytes of the text from the start: read whole, as
+            // `table::key_at` does. (Pieces are never empty; the test costs nothing.)
+            let short = _mm512_cmplt_epu64_mask(_mm512_sub_epi64(len, set(1)), set(MAX_KEY as u64));
+            let whole = short & _mm512_cmple_epu64_mask(_mm512_add_epi64(start, set(16)), set(b.len() as u64));
+            // SAFETY: the lanes of `whole` read 16 bytes from a start within `b`; the others
+            // read nothing.
+            let (lo, hi) = unsafe {
+                (
+                    _mm512_mask_i64gather_epi64::<1>(set(0), whole, start, b.as_ptr() as *const i64),
+                    _mm512_mask_i64gather_epi64::<1>(
+                        set(0),
+                        whole,
+                        _mm512_add_epi64(start, set(8)),
+                        b.as_ptr() as *const i64,
+                    ),
+                )
+            };
+            // Keep the first `len` bytes: shifts of 64 or more give 0.
+            let bits = _mm512_slli_epi64::<3>(len);
+            let lo = _mm512_and_si512(
+                lo,
+                _mm512_srlv_epi64(set(u64::MAX), _mm512_sub_epi64(set(64), _mm512_min_epu64(bits, set(64)))),
+            );
+            let hi = _mm512_and_si512(hi, _mm512_srlv_epi64(set(u64::MAX), _mm512_sub_epi64(set(128), bits)));
+            let hi = _mm512_or_si512(hi, _mm512_slli_epi64::<56>(len));
+            // Long pieces: `NO_KEY`.
+            let lo = _mm512_maskz_mov_epi64(short, lo);
+            let hi = _mm512_mask_mov_epi64(set(NO_KEY.1), short, hi);
+            // `table::mix` on eight lanes.
+            let x = _mm512_xor_si512(
+                _mm512_mullo_epi64(lo, set(0x9E37_79B9_7F4A_7C15)),
+                _mm512_rol_epi64::<31>(_mm512_mullo_epi64(hi, set(0xC2B2_AE3D_27D4_EB4F))),
+            );
+            let h = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64::<29>(x)), set(0xBF58_476D_1CE4_E5B9));
+            // SAFETY: as above.
+            unsafe {
+                _mm512_storeu_si512(self.lo.as_mut_ptr().add(i) as *mut _, lo);
+                _mm512_storeu_si512(self.hi.as_mut_ptr().add(i) as *mut _, hi);
+                _mm512_storeu_si512(self.hash.as_mut_ptr().add(i) as *mut _, h);
+            }
+            // Short pieces near the text's end: packed one by one.
+            let mut near_end = short & !whole;
+            while near_end != 0 {
+                self.key_one(i + near_end.trailing_zeros() as usize);
+                near_end &= near_end - 1;
+            }
+            i += 8;
+        }
+        for j in i..n {
+            self.key_one(j);
+        }
+    }
+
+    /// The key and hash of piece `j`, one piece at a time.
+    #[inline(always)]
+    fn key_one(&mut self, j: usize) {
+        let key = table::pack(&self.bytes[self.pos[j]..self.pos[j + 1]]).unwrap_or(NO_KEY);
+        (self.lo[j], self.hi[j], self.hash[j]) = (key.0, key.1, table::mix(key));
+    }
+}
+
+impl PieceSink for BatchSink<'_> {
+    #[inline(always)]
+    fn piece(&mut self, start: usize, end: usize) {
+        debug_assert_eq!(start, self.pos[self.n], "pieces come in order, with no gap");
+        self.pos[self.n + 1] = end;
+        self.n += 1;
+        if self.n == BATCH {
+            self.flush();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batchs_keys_and_hashes_are_pack_and_mix_of_its_pieces() {
+        // Pieces of 1 to 20 bytes (NULs included), the last ones within 16 bytes of the end, in
+        // batches of every length from 1 to 64.
+        let vocab = Vocab::new((0..=255u8).map(|b| (vec![b], b as Rank)).collect(), vec![]).unwrap();
+        let Some(lines) = vocab.short_table().lines() else {
+            return;
+        };
+        let text: Vec<u8> = (0..3000u32).map(|i| if i % 11 == 0 { 0 } else { (i * 37 % 251) as u8 }).collect();
+        let (mut out, mut scratch) = (Vec::new(), Scratch::default());
+        for batch in 1..=64usize {
+            // SAFETY: supported (checked).
+            let mut sink = unsafe { BatchSink::new(&vocab, lines, &text, &mut out, &mut scratch) };
+            let mut at = text.len() - (batch * 10).min(text.len());
+            sink.pos[0] = at;
+            for j in 0..batch {
+                at = (at + 1 + (j * 7 + batch) % 20).min(text.len() - (batch - 1 - j));
+                sink.pos[j + 1] = at;
+            }
+            sink.n = batch;
+            // SAFETY: supported (checked).
+            unsafe { sink.keys_avx512() };
+            for j in 0..batch {
+                let key = table::pack(&text[sink.pos[j]..sink.pos[j + 1]]).unwrap_or(NO_KEY);
+                assert_eq!(
+                    (sink.lo[j], sink.hi[j], sink.hash[j]),
+                    (key.0, key.1, table::mix(key)),
+                    "batch {batch}, piece {j}"
+                );
+            }
+        }
+    }
+}
