@@ -15,7 +15,7 @@ use crate::error::CoreError;
 use crate::parallel::{concat, parallel_map_with};
 use crate::pretokenize::{safe_cut_units_in, safe_cuts, safe_cuts_units, PieceSink, Pretokenizer};
 use crate::special::{for_each_segment, Segment, SpecialMatcher};
-use crate::table::{pack_at, wide_cpu};
+use crate::table::{pack_at, wide_cpu, LineTable};
 use crate::types::Rank;
 use crate::utf8::{push_utf8, Units};
 
@@ -293,8 +293,8 @@ impl CoreBpe {
     /// and o200k, 1 MB, warm); now at 0.98-1.01x.
     fn count_segment(&self, text: &str, scratch: &mut Scratch) -> Result<usize, CoreError> {
         let (bytes, out) = (text.as_bytes(), &mut Vec::new());
-        let n = if let Some(lines) = self.vocab.short_table().lines().filter(|_| wide_cpu()) {
-            // SAFETY: checked (`wide_cpu`).
+        let n = if let Some(lines) = self.batch_table() {
+            // SAFETY: `batch_table` checked the CPU.
             let mut sink =
                 CountSink { inner: unsafe { BatchSink::new(&self.vocab, lines, bytes, out, scratch) }, n: 0 };
             self.pretokenizer.for_each_piece_into(text, &mut sink)?;
@@ -317,7 +317,14 @@ impl CoreBpe {
         self.encode_segment_using(text, out, scratch, true)
     }
 
-    /// `encode_segment`, batched (where the CPU and the vocabulary's table allow) or not.
+    /// The table of the batched piece loop (`batch`), if this CPU runs it and the vocabulary
+    /// was built for it (a `LineTable`).
+    #[inline]
+    fn batch_table(&self) -> Option<&LineTable> {
+        self.vocab.short_table().lines().filter(|_| wide_cpu())
+    }
+
+    /// `encode_segment`, batched (where `batch_table` allows) or not.
     #[inline]
     fn encode_segment_using(
         &self,
@@ -326,9 +333,8 @@ impl CoreBpe {
         scratch: &mut Scratch,
         batched: bool,
     ) -> Result<(), CoreError> {
-        let lines = self.vocab.short_table().lines().filter(|_| batched && wide_cpu());
-        if let Some(lines) = lines {
-            // SAFETY: checked (`wide_cpu`).
+        if let Some(lines) = self.batch_table().filter(|_| batched) {
+            // SAFETY: `batch_table` checked the CPU.
             let mut sink = unsafe { BatchSink::new(&self.vocab, lines, text.as_bytes(), out, scratch) };
             self.pretokenizer.for_each_piece_into(text, &mut sink)?;
             sink.finish();
@@ -536,12 +542,12 @@ mod tests {
 
     #[test]
     fn the_batched_piece_loop_gives_the_one_by_one_loops_tokens() {
-        // Random words of 1 to 40 bytes (ASCII and two- and three-byte characters) in texts of
-        // 0 to 2,100 pieces (batches of 256, the last ones within 16 bytes of the end), over a
-        // vocabulary of the bytes and of pieces and parts of pieces up to 20 bytes (some of
-        // them whole-token hits, some not, some past the 15 bytes of a key), in the CPU's
-        // kind of table and in a `ShortKeyTable`. On a CPU without AVX-512 every call takes
-        // the one-by-one loop over a `ShortKeyTable`.
+        // Random words of 1 to 9 parts, up to 27 bytes (ASCII, two- and three-byte
+        // characters), in texts of 0 to 2,100 words (batches of 256 pieces, the last ones
+        // within 16 bytes of the end), over a vocabulary of the bytes and of words and halves
+        // of words up to 20 bytes (some pieces whole-token hits, some not, some past the 15
+        // bytes of a key), in the CPU's kind of table and in a `ShortKeyTable`. On a CPU
+        // without AVX-512 every call takes the one-by-one loop over a `ShortKeyTable`.
         let mut seed = 0x2545_F491_4F6C_DD1Du64;
         let mut next = move |m: u64| {
             seed ^= seed << 13;
