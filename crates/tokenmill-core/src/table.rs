@@ -322,9 +322,10 @@ const EMPTY_PLACE: Key = (u64::MAX, u64::MAX);
 /// probe reads a tag, then a slot, and walks the chain, with a branch per slot that the CPU
 /// cannot predict when a third of the keys sit past their home. Here the three places are
 /// compared at once (one AVX-512 comparison, `get_avx512`), and the only branch is hit or
-/// miss. With a line per key (rounded up to a power of two) a line holds 0.76 keys on
-/// average and about 1% of the keys spill; the keys inserted first (the vocabulary's low
-/// ranks, its most frequent tokens) are never among them.
+/// miss. With a line per key (rounded up to a power of two) a line holds 0.74-0.76 keys on
+/// average and about 1% of the keys spill. A key spills only when three keys inserted
+/// before it share its line, so the vocabulary's low ranks (its most frequent tokens,
+/// inserted first) rarely do.
 ///
 /// Built once, then only read: shared freely across threads.
 #[derive(Clone, Debug)]
