@@ -34,6 +34,8 @@ pub mod pretokenize;
 pub mod special;
 pub mod spm;
 pub mod table;
+#[cfg(test)]
+mod testing;
 pub mod train;
 pub mod types;
 pub mod utf8;

@@ -548,13 +548,8 @@ mod tests {
         // of words up to 20 bytes (some pieces whole-token hits, some not, some past the 15
         // bytes of a key), in the CPU's kind of table and in a `ShortKeyTable`. On a CPU
         // without AVX-512 every call takes the one-by-one loop over a `ShortKeyTable`.
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move |m: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % m
-        };
+        let mut rng = crate::testing::xorshift(0x2545_F491_4F6C_DD1D);
+        let mut next = move |m: u64| rng() % m;
         let parts = ["a", "b", "e", "th", "\u{e9}", "\u{65e5}", "0", "1", "'s", ".", ",", "\n", " ", "  "];
         let mut word = |len: u64| (0..len).map(|_| parts[next(parts.len() as u64) as usize]).collect::<String>();
         let mut v: Vec<(Vec<u8>, Rank)> = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();

@@ -310,18 +310,9 @@ mod tests {
     fn every_version_of_classes_gives_the_same_masks() {
         // Blocks of every byte value in every position, and random ones.
         let mut blocks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b; 64]).collect();
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = crate::testing::xorshift(0x9E37_79B9_7F4A_7C15);
         for _ in 0..2000 {
-            blocks.push(
-                (0..64)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        x as u8
-                    })
-                    .collect(),
-            );
+            blocks.push((0..64).map(|_| next() as u8).collect());
         }
         let masks = |c: Classes| [c.l, c.sp, c.o, c.d, c.ap, c.nl, c.up, c.slash];
         for block in &blocks {

@@ -439,12 +439,8 @@ mod tests {
         }
     }
 
-    /// Deterministic xorshift, so the test needs no dependency.
     fn rng(state: &mut u64) -> usize {
-        *state ^= *state << 13;
-        *state ^= *state >> 7;
-        *state ^= *state << 17;
-        *state as usize
+        crate::testing::xorshift_step(state) as usize
     }
 
     #[test]

@@ -1327,13 +1327,7 @@ mod tests {
 
     #[test]
     fn deepseek_v3_matches_the_three_splits_on_random_text() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::testing::xorshift(0x9E37_79B9_7F4A_7C15);
         let n = if cfg!(debug_assertions) { 20_000 } else { 200_000 };
         for _ in 0..n {
             let len = (next() % 24) as usize;
@@ -1341,7 +1335,7 @@ mod tests {
             let mut text = String::new();
             while text.chars().count() < len {
                 let c = POOL[(next() % POOL.len() as u64) as usize];
-                for _ in 0..if next() % 5 == 0 { 1 + next() % 5 } else { 1 } {
+                for _ in 0..if next().is_multiple_of(5) { 1 + next() % 5 } else { 1 } {
                     text.push(c);
                 }
             }
@@ -1390,13 +1384,7 @@ mod tests {
             "a", "b", "Z", "e", "T", " ", " ", "  ", "\n", "\r\n", ".", ",", "'", "'s", "'LL", "/", "0", "12345", "\t",
             "é", "中", "-", "(", "\u{a0}",
         ];
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::testing::xorshift(0x2545_F491_4F6C_DD1D);
         let n = if cfg!(debug_assertions) { 300 } else { 3000 };
         let avx512 = has_avx512();
         for _ in 0..n {

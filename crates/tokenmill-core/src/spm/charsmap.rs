@@ -251,13 +251,7 @@ mod tests {
 
     #[test]
     fn corrupted_tries_never_read_out_of_bounds() {
-        let mut state = 0x1234_5678_9abc_def1u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::testing::xorshift(0x1234_5678_9abc_def1);
         let text = "Ａ① ﬁ e\u{301} 日本 abc \u{0} \u{10ffff}".as_bytes();
         for round in 0..300 {
             let n = 1 + (next() % 64) as usize;

@@ -534,13 +534,8 @@ mod tests {
         // tab, a DEL and non-ASCII chars at every offset around block edges, under every
         // whitespace switch, with the charsmap and without, with user symbols and without.
         let pieces = ["a", "word", " ", "  ", ".", "~", "\t", "\u{7f}", "é", "日", "x\u{301}", "e\u{301}", "th", "\n"];
-        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: usize| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            (rng % n as u64) as usize
-        };
+        let mut rng = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut next = |n: usize| (rng() % n as u64) as usize;
         let m = model(1);
         let (n, t) = (&m.normalizer_spec, &m.trainer_spec);
         for mask in 0..16u32 {

@@ -437,10 +437,7 @@ mod tests {
     struct Rng(u64);
     impl Rng {
         fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
+            crate::testing::xorshift_step(&mut self.0)
         }
         fn below(&mut self, n: usize) -> usize {
             (self.next() % n as u64) as usize
