@@ -1,7 +1,8 @@
 //! `BatchSink`: the encoder's piece loop on AVX-512, a batch of pieces at a time. The
 //! pre-tokenizer hands it piece ends, which it only stores; every 256 pieces it builds their
-//! keys and hashes eight at a time, asks for their token-table lines, and then looks each
-//! piece up and emits its id, merging the few that are not whole tokens.
+//! keys and hashes eight at a time, asks for their token-table lines, looks each piece up
+//! (asking for the encoder's cache lines of the few that are not whole tokens), and then
+//! emits the ids in order, merging or reading from the caches the pieces that missed.
 //!
 //! Why: a piece's whole-token lookup (pack the key, hash it, probe the table) was inlined
 //! into the pre-tokenizer's loop, a loop with too many live values, where its key and hash
@@ -15,7 +16,8 @@
 //! without AVX-512F and AVX-512DQ (`table::wide_cpu`: there the vocabulary's table is a
 //! `ShortKeyTable` and the encoder looks pieces up one by one, `encoder::EncodeSink`).
 
-use super::merge::{encode_piece_rest, Scratch};
+use super::long_cache;
+use super::merge::{encode_long_piece, encode_piece_rest, Scratch};
 use super::vocab::Vocab;
 use crate::pretokenize::PieceSink;
 use crate::table::{self, LineTable, MAX_KEY};
@@ -23,6 +25,7 @@ use crate::types::Rank;
 
 /// Pieces per batch: the batch's arrays (10 KiB) stay in the L1 cache.
 const BATCH: usize = 256;
+const _: () = assert!(BATCH <= 256, "`BatchSink::miss` holds piece numbers as bytes");
 
 /// The key of a piece that no table holds (longer than `MAX_KEY`): its length byte is 0xFF.
 const NO_KEY: table::Key = (0, u64::MAX);
@@ -41,6 +44,10 @@ pub(crate) struct BatchSink<'a> {
     lo: [u64; BATCH],
     hi: [u64; BATCH],
     hash: [u64; BATCH],
+    /// The id of each piece that is a whole token (16 more: `append` reads 16 at a time).
+    rank: [Rank; BATCH + 16],
+    /// The pieces that are not, in order.
+    miss: [u8; BATCH],
 }
 
 impl<'a> BatchSink<'a> {
@@ -68,6 +75,8 @@ impl<'a> BatchSink<'a> {
             lo: [0; BATCH],
             hi: [0; BATCH],
             hash: [0; BATCH],
+            rank: [0; BATCH + 16],
+            miss: [0; BATCH],
         }
     }
 
@@ -88,8 +97,9 @@ impl<'a> BatchSink<'a> {
         }
     }
 
-    /// The batch's keys and hashes; their lines asked for; then each piece looked up and its
-    /// tokens appended.
+    /// The batch's keys and hashes; their lines asked for; each piece looked up; then the
+    /// tokens appended, those of the pieces that are not whole tokens from the encoder's
+    /// caches or by merging.
     ///
     /// # Safety
     /// The CPU must have the features (`table::wide_cpu`).
@@ -103,17 +113,47 @@ impl<'a> BatchSink<'a> {
         for &h in &self.hash[..n] {
             whole.prefetch(h);
         }
+        // First every lookup, so that the pieces that are not whole tokens have their lines
+        // in the encoder's caches on the way (when a tag says the cache may hold them) before
+        // the first of them is merged or read; on re-encoded text those reads missed the
+        // CPU's caches one after another.
+        let (shared, long) = (self.vocab.shared_cache(), self.vocab.long_cache());
+        let mut m = 0;
         for j in 0..n {
             let key = (self.lo[j], self.hi[j]);
             // SAFETY: the CPU has AVX-512F (`new`).
             match unsafe { whole.get_avx512(key, self.hash[j]) } {
-                Some(r) => self.out.push(r),
+                Some(r) => self.rank[j] = r,
                 None => {
-                    let piece = &b[self.pos[j]..self.pos[j + 1]];
-                    encode_piece_rest(self.vocab, piece, (key != NO_KEY).then_some(key), self.out, self.scratch)
+                    self.miss[m] = j as u8;
+                    m += 1;
+                    if key != NO_KEY {
+                        shared.prefetch_held(self.hash[j]);
+                    } else if long.may_hold(self.pos[j + 1] - self.pos[j]) {
+                        // From here on `hash[j]` is the piece's `long_cache::hash`.
+                        self.hash[j] = long_cache::hash(&b[self.pos[j]..self.pos[j + 1]]);
+                        long.prefetch_held(self.hash[j]);
+                    }
                 }
             }
         }
+        // Then the ids in order: each run of whole tokens, then the piece after it.
+        let mut at = 0;
+        for &j in &self.miss[..m] {
+            let j = j as usize;
+            // SAFETY: `at <= j < n`; the CPU has AVX-512F.
+            unsafe { append(self.out, &self.rank, at, j) };
+            let (key, piece) = ((self.lo[j], self.hi[j]), &b[self.pos[j]..self.pos[j + 1]]);
+            if key != NO_KEY {
+                encode_piece_rest(self.vocab, piece, Some(key), self.out, self.scratch);
+            } else {
+                let hash = long.may_hold(piece.len()).then_some(self.hash[j]);
+                encode_long_piece(self.vocab, piece, hash, self.out, self.scratch);
+            }
+            at = j + 1;
+        }
+        // SAFETY: `at <= n`; the CPU has AVX-512F.
+        unsafe { append(self.out, &self.rank, at, n) };
         self.pos[0] = self.pos[n];
         self.n = 0;
     }
@@ -198,6 +238,34 @@ impl<'a> BatchSink<'a> {
         let key = table::pack(&self.bytes[self.pos[j]..self.pos[j + 1]]).unwrap_or(NO_KEY);
         (self.lo[j], self.hi[j], self.hash[j]) = (key.0, key.1, table::mix(key));
     }
+}
+
+/// Appends `rank[from..to]` to `out`, 16 ids to a store. Why not `extend_from_slice`: a call
+/// to `memcpy` per run of whole tokens between two pieces that are not.
+///
+/// # Safety
+/// `from <= to <= BATCH`, and the CPU must have AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn append(out: &mut Vec<Rank>, rank: &[Rank; BATCH + 16], from: usize, to: usize) {
+    use std::arch::x86_64::*;
+    let n = to - from;
+    out.reserve(n + 16);
+    let len = out.len();
+    let mut i = 0;
+    while i < n {
+        // SAFETY: reads `rank[from + i..from + i + 16]`, within its `BATCH + 16` (from + i <
+        // to <= BATCH); writes 16 ids from `out`'s length + i < length + n, within the room
+        // reserved above.
+        unsafe {
+            let v = _mm512_loadu_si512(rank.as_ptr().add(from + i) as *const _);
+            _mm512_storeu_si512(out.as_mut_ptr().add(len + i) as *mut _, v);
+        }
+        i += 16;
+    }
+    // SAFETY: the first `n` of those ids were copied from `rank`.
+    unsafe { out.set_len(len + n) };
 }
 
 impl PieceSink for BatchSink<'_> {

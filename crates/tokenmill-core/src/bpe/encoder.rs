@@ -546,8 +546,9 @@ mod tests {
         // characters), in texts of 0 to 2,100 words (batches of 256 pieces, the last ones
         // within 16 bytes of the end), over a vocabulary of the bytes and of words and halves
         // of words up to 20 bytes (some pieces whole-token hits, some not, some past the 15
-        // bytes of a key), in the CPU's kind of table and in a `ShortKeyTable`. On a CPU
-        // without AVX-512 every call takes the one-by-one loop over a `ShortKeyTable`.
+        // bytes of a key), in the CPU's kind of table (twice: caches cold and warm) and in a
+        // `ShortKeyTable`. On a CPU without AVX-512 every call takes the one-by-one loop over a
+        // `ShortKeyTable`.
         let mut rng = crate::testing::xorshift(0x2545_F491_4F6C_DD1D);
         let mut next = move |m: u64| rng() % m;
         let parts = ["a", "b", "e", "th", "\u{e9}", "\u{65e5}", "0", "1", "'s", ".", ",", "\n", " ", "  "];
@@ -576,7 +577,12 @@ mod tests {
                 core.encode_segment_using(&text, &mut batched, &mut Scratch::default(), true).unwrap();
                 core.encode_segment_using(&text, &mut one_by_one, &mut Scratch::default(), false).unwrap();
                 narrow.encode_segment_using(&text, &mut slots, &mut Scratch::default(), true).unwrap();
+                // Again, now that the encoder's caches hold this text's merged pieces, short
+                // and long: the batched loop reads their lines ahead of its merges.
+                let mut again = Vec::new();
+                core.encode_segment_using(&text, &mut again, &mut Scratch::default(), true).unwrap();
                 assert_eq!(batched, one_by_one, "{n} words, tail {tail:?}");
+                assert_eq!(again, one_by_one, "{n} words, tail {tail:?}, caches warm");
                 assert_eq!(slots, one_by_one, "{n} words, tail {tail:?}");
                 assert_eq!(core.count(&text, None, 1).unwrap(), one_by_one.len());
                 assert_eq!(narrow.count(&text, None, 1).unwrap(), one_by_one.len());

@@ -240,11 +240,23 @@ pub(crate) fn encode_piece_rest(
         });
         return;
     }
+    let hash = vocab.long_cache().may_hold(piece.len()).then(|| long_cache::hash(piece));
+    encode_long_piece(vocab, piece, hash, out, scratch)
+}
+
+/// `encode_piece_rest` of a piece longer than a key, given its `long_cache::hash` when the
+/// encoder's `LongCache` may hold it (`LongCache::may_hold`), else `None`.
+pub(crate) fn encode_long_piece(
+    vocab: &Vocab,
+    piece: &[u8],
+    hash: Option<u64>,
+    out: &mut Vec<Rank>,
+    scratch: &mut Scratch,
+) {
     // The encoder's cache first: a long piece (a CJK run) is rarely met twice in one call, but
     // is met again when the same text comes back in a later call. Before the whole-token
     // lookup, which a hit makes needless: a piece that is a token is never cached.
     let shared = vocab.long_cache();
-    let hash = shared.may_hold(piece.len()).then(|| long_cache::hash(piece));
     if hash.is_some_and(|h| shared.get(piece, h, out)) {
         return;
     }

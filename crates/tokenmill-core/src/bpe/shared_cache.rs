@@ -122,6 +122,23 @@ impl SharedCache {
             || (mem.tags[i1].load(Ordering::Relaxed) == tag && Self::read(&mem.slots[i1], key, out))
     }
 
+    /// Asks the CPU for the line of each slot whose tag says it may hold the key whose
+    /// `table::mix` is `hash`, so that a `get` soon after finds it loaded. Reads only the
+    /// tags, which stay in the CPU's caches: a key that was never cached costs no trip to
+    /// memory.
+    #[inline(always)]
+    pub fn prefetch_held(&self, hash: u64) {
+        let Some(mem) = self.mem.get() else { return };
+        let (i0, i1) = self.set(hash);
+        let tag = Self::tag(hash);
+        if mem.tags[i0].load(Ordering::Relaxed) == tag {
+            prefetch(&mem.slots[i0]);
+        }
+        if mem.tags[i1].load(Ordering::Relaxed) == tag {
+            prefetch(&mem.slots[i1]);
+        }
+    }
+
     /// Appends the tokens of slot `s` to `out` if it holds `key` and is not being written.
     #[inline(always)]
     fn read(s: &Slot, key: Key, out: &mut Vec<Rank>) -> bool {
