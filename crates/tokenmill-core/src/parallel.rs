@@ -111,10 +111,12 @@ pub fn concat<T: Copy + Send + Sync>(parts: Vec<Vec<T>>, threads: usize) -> Vec<
     const MIN_PARALLEL: usize = 1 << 18;
     let total: usize = parts.iter().map(Vec::len).sum();
     let threads = threads.min(parts.len());
-    if threads <= 1 || total < MIN_PARALLEL {
-        return parts.concat();
-    }
     let mut out: Vec<T> = Vec::with_capacity(total);
+    crate::zeroed::huge_pages_for(&mut out);
+    if threads <= 1 || total < MIN_PARALLEL {
+        parts.iter().for_each(|p| out.extend_from_slice(p));
+        return out;
+    }
     {
         // Each part's destination, in order: disjoint slices of the spare capacity.
         let mut rest = &mut out.spare_capacity_mut()[..total];

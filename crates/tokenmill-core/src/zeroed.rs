@@ -95,6 +95,31 @@ impl<T: Zeroable> Zeroed<T> {
     }
 }
 
+/// Asks the system to back the spare room of `v` (what `reserve` gave it beyond its length)
+/// with transparent huge pages where whole 2 MiB pages fit in it; does nothing elsewhere, or
+/// for less than 4 MiB.
+///
+/// Why: an encoder's output is written once, front to back, into room reserved for it, so
+/// every 4 KiB page of it is a page fault (2,441 for the 2.5M ids of 10 MB of code: on this
+/// machine 15-20% of the call). With 2 MiB pages it is one fault per 512 of those. Only
+/// advice: the memory, its contents and who frees it are unchanged, and a system without
+/// huge pages ignores it.
+pub fn huge_pages_for<T>(v: &mut Vec<T>) {
+    #[cfg(target_os = "linux")]
+    {
+        let spare = v.spare_capacity_mut();
+        let (from, to) = (spare.as_ptr() as usize, spare.as_ptr() as usize + std::mem::size_of_val(spare));
+        let (start, end) = (from.next_multiple_of(HUGE), to & !(HUGE - 1));
+        if end >= start + 2 * HUGE {
+            // SAFETY: advice on whole pages inside memory `v` owns (no value lives there yet);
+            // it never changes what the memory holds, and its failure leaves ordinary pages.
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = v;
+}
+
 impl<T: Zeroable> Deref for Zeroed<T> {
     type Target = [T];
     #[inline(always)]
@@ -167,6 +192,18 @@ mod tests {
                 _ => 10,
             };
             assert_eq!(c.iter().map(|&b| b as usize).sum::<usize>(), want);
+        }
+    }
+
+    #[test]
+    fn advice_on_a_vectors_room_leaves_its_values_and_growth_alone() {
+        for (len, room) in [(0, 0), (3, 10), (1000, 5 << 20), (12_345, 9 << 20)] {
+            let mut v: Vec<u32> = (0..len).collect();
+            v.reserve(room);
+            huge_pages_for(&mut v);
+            assert!(v.iter().copied().eq(0..len));
+            v.extend(len..len + room as u32 + 7);
+            assert!(v.iter().copied().eq(0..len + room as u32 + 7));
         }
     }
 
