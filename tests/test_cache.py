@@ -57,7 +57,7 @@ def test_threads_sharing_a_tiny_cache_stay_exact(tm, tk, corpus, capacity):
 @pytest.mark.parametrize("capacity", [0, 4, 8, 64, 65536])
 def test_long_pieces_again_match_tiktoken(tm, tk, corpus, name, capacity):
     # CJK runs and whitespace runs are pieces of more than 15 bytes, which the encoder's cache
-    # of long pieces keeps (a quarter as many slots as `capacity`; 4 gives one, 8 one set):
+    # of long pieces keeps (half as many slots as `capacity`; 4 gives two, 8 one set):
     # the same paragraphs twice, counted, then in batches, with caches so small that runs keep
     # evicting each other. Pieces that are tokens of over 15 bytes are never cached; runs of
     # over 240 bytes with their tokens do not fit a slot.

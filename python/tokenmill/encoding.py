@@ -210,7 +210,7 @@ class Encoding(Tokenizer):
 
         Words that are not one token are merged once and kept, across calls and threads, in
         a table of fixed size (65 bytes an entry, 65,536 by default, allocated on first use),
-        pieces of over 15 bytes (CJK runs) in one of a quarter as many 257-byte entries; a new
+        pieces of over 15 bytes (CJK runs) in one of half as many 257-byte entries; a new
         word replaces the older of its two entries, so memory never grows. It serves the call
         that merged a word, later calls (short calls, text that comes back) and the threads of
         a batch; with 0, each call keeps its own. Ids never depend on it.
