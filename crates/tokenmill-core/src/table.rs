@@ -503,6 +503,15 @@ impl LineTable {
         prefetch(self.lines.as_ptr().wrapping_add((hash >> self.shift) as usize));
     }
 
+    /// Asks the CPU for what `get_tagged` of a key whose `mix` is `hash` reads: its line's tag
+    /// word and the line.
+    #[inline(always)]
+    pub fn prefetch_tagged(&self, hash: u64) {
+        let i = (hash >> self.shift) as usize;
+        prefetch(self.tags.as_ptr().wrapping_add(i));
+        prefetch(self.lines.as_ptr().wrapping_add(i));
+    }
+
     /// Out of line: a lookup that misses its line nearly always ends here at `spilled == 0`.
     #[inline(never)]
     fn get_spilled(&self, line: &Line, key: Key) -> Option<u32> {

@@ -1,8 +1,9 @@
 //! `BatchSink`: the encoder's piece loop on AVX-512, a batch of pieces at a time. The
 //! pre-tokenizer hands it piece ends, which it only stores; every 256 pieces it builds their
 //! keys and hashes eight at a time, asks for their token-table lines, looks each piece up
-//! (asking for the encoder's cache lines of the few that are not whole tokens), and then
-//! emits the ids in order, merging or reading from the caches the pieces that missed.
+//! (asking for the lines that the few that are not whole tokens will read: the encoder's
+//! cache's, or the token table's for their merge), and then emits the ids in order, merging
+//! or reading from the caches the pieces that missed.
 //!
 //! Why: a piece's whole-token lookup (pack the key, hash it, probe the table) was inlined
 //! into the pre-tokenizer's loop, a loop with too many live values, where its key and hash
@@ -114,9 +115,10 @@ impl<'a> BatchSink<'a> {
             whole.prefetch(h);
         }
         // First every lookup, so that the pieces that are not whole tokens have their lines
-        // in the encoder's caches on the way (when a tag says the cache may hold them) before
-        // the first of them is merged or read; on re-encoded text those reads missed the
-        // CPU's caches one after another.
+        // on the way before the first of them is merged or read: their slots in the
+        // encoder's caches when a tag says a cache may hold them, else, for a short ASCII
+        // word, the token table's lines its merge reads first (`prefetch_joins`). One after
+        // another, those reads missed the CPU's caches in turn.
         let (shared, long) = (self.vocab.shared_cache(), self.vocab.long_cache());
         let mut m = 0;
         for j in 0..n {
@@ -128,7 +130,9 @@ impl<'a> BatchSink<'a> {
                     self.miss[m] = j as u8;
                     m += 1;
                     if key != NO_KEY {
-                        shared.prefetch_held(self.hash[j]);
+                        if !shared.prefetch_held(self.hash[j]) && is_ascii(key) {
+                            prefetch_joins(whole, key);
+                        }
                     } else if long.may_hold(self.pos[j + 1] - self.pos[j]) {
                         // From here on `hash[j]` is the piece's `long_cache::hash`.
                         self.hash[j] = long_cache::hash(&b[self.pos[j]..self.pos[j + 1]]);
@@ -240,6 +244,42 @@ impl<'a> BatchSink<'a> {
     }
 }
 
+/// Whether the piece packed as `key` is ASCII.
+#[inline(always)]
+fn is_ascii(key: table::Key) -> bool {
+    (key.0 | key.1 & 0x00FF_FFFF_FFFF_FFFF) & 0x8080_8080_8080_8080 == 0
+}
+
+/// The longest joins `prefetch_joins` asks for.
+const JOIN_AHEAD: usize = 5;
+
+/// Asks the CPU for the tag words and lines of `lines` that merging the piece packed as `key`
+/// reads first: the lookups of its substrings of 3 to `JOIN_AHEAD` bytes (the joins of two
+/// bytes come from `Vocab::pair_rank`'s small table).
+///
+/// Why: a short word that is not a token (one piece in twelve in English) is merged by a
+/// chain of lookups in the token table, each waiting for the one before, and on a first pass
+/// their lines are rarely in the CPU's caches. Asked for here, the lines of all the batch's
+/// new words are on their way together before the first merge (first pass over prose
+/// 1.07x cl100k, 1.18x o200k; lengths up to 4, 6 and 8 gained less).
+#[inline(always)]
+fn prefetch_joins(lines: &LineTable, key: table::Key) {
+    for sub in join_keys(key) {
+        lines.prefetch_tagged(table::mix(sub));
+    }
+}
+
+/// The keys (`table::pack`) of the substrings of 3 to `JOIN_AHEAD` bytes of the piece packed
+/// as `key`.
+#[inline(always)]
+fn join_keys(key: table::Key) -> impl Iterator<Item = table::Key> {
+    let n = (key.1 >> 56) as usize;
+    let bytes = key.0 as u128 | ((key.1 & 0x00FF_FFFF_FFFF_FFFF) as u128) << 64;
+    (3..=JOIN_AHEAD.min(n)).flat_map(move |len| {
+        (0..=n - len).map(move |at| ((bytes >> (8 * at)) as u64 & (u64::MAX >> (64 - 8 * len)), (len as u64) << 56))
+    })
+}
+
 /// Appends `rank[from..to]` to `out`, 16 ids to a store. Why not `extend_from_slice`: a call
 /// to `memcpy` per run of whole tokens between two pieces that are not.
 ///
@@ -283,6 +323,18 @@ impl PieceSink for BatchSink<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_joins_asked_for_are_the_keys_of_a_words_substrings_of_3_to_5_bytes() {
+        let word = b"abcdefghijklmno";
+        for n in 1..=word.len() {
+            let key = table::pack(&word[..n]).unwrap();
+            let want: Vec<_> = (3..=JOIN_AHEAD.min(n))
+                .flat_map(|len| (0..=n - len).map(move |at| table::pack(&word[at..at + len]).unwrap()))
+                .collect();
+            assert_eq!(join_keys(key).collect::<Vec<_>>(), want, "{n} bytes");
+        }
+    }
 
     #[test]
     fn a_batchs_keys_and_hashes_are_pack_and_mix_of_its_pieces() {

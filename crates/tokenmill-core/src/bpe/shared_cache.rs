@@ -123,20 +123,24 @@ impl SharedCache {
     }
 
     /// Asks the CPU for the line of each slot whose tag says it may hold the key whose
-    /// `table::mix` is `hash`, so that a `get` soon after finds it loaded. Reads only the
-    /// tags, which stay in the CPU's caches: a key that was never cached costs no trip to
-    /// memory.
+    /// `table::mix` is `hash`, so that a `get` soon after finds it loaded; returns whether
+    /// any did. Reads only the tags, which stay in the CPU's caches: a key that was never
+    /// cached costs no trip to memory.
     #[inline(always)]
-    pub fn prefetch_held(&self, hash: u64) {
-        let Some(mem) = self.mem.get() else { return };
+    pub fn prefetch_held(&self, hash: u64) -> bool {
+        let Some(mem) = self.mem.get() else { return false };
         let (i0, i1) = self.set(hash);
         let tag = Self::tag(hash);
+        let mut held = false;
         if mem.tags[i0].load(Ordering::Relaxed) == tag {
             prefetch(&mem.slots[i0]);
+            held = true;
         }
         if mem.tags[i1].load(Ordering::Relaxed) == tag {
             prefetch(&mem.slots[i1]);
+            held = true;
         }
+        held
     }
 
     /// Appends the tokens of slot `s` to `out` if it holds `key` and is not being written.
