@@ -449,21 +449,25 @@ impl LineTable {
         self.get_spilled(line, key)
     }
 
-    /// `get_hashed` with the three places compared in one AVX-512 comparison.
+    /// `get_hashed` with the three places compared in one AVX-512 comparison. Always inlined:
+    /// it was a call per piece in the batched loop (a warm pass over prose 1.12-1.14x
+    /// without it), which `#[target_feature]` functions cannot be; its caller enables the
+    /// features, so the intrinsics are inlined there too.
     ///
     /// # Safety
     /// The CPU must have AVX-512F.
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    #[inline]
+    #[inline(always)]
     pub unsafe fn get_avx512(&self, key: Key, hash: u64) -> Option<u32> {
         use std::arch::x86_64::*;
         let line = self.line(hash);
-        // SAFETY: a `Line` is 64 bytes, aligned to 64.
-        let v = unsafe { _mm512_load_si512(line as *const Line as *const _) };
-        let k = _mm512_broadcast_i32x4(_mm_set_epi64x(key.1 as i64, key.0 as i64));
-        // Words 0-5 are the three keys (lo, hi); 6 and 7 the values.
-        let m = _mm512_mask_cmpeq_epi64_mask(0x3F, v, k) as u32;
+        // SAFETY: a `Line` is 64 bytes, aligned to 64; the CPU has AVX-512F (the caller).
+        let m = unsafe {
+            let v = _mm512_load_si512(line as *const Line as *const _);
+            let k = _mm512_broadcast_i32x4(_mm_set_epi64x(key.1 as i64, key.0 as i64));
+            // Words 0-5 are the three keys (lo, hi); 6 and 7 the values.
+            _mm512_mask_cmpeq_epi64_mask(0x3F, v, k) as u32
+        };
         let both = m & (m >> 1) & 0b01_0101;
         if both != 0 {
             return Some(line.values[(both.trailing_zeros() / 2) as usize]);
