@@ -101,7 +101,7 @@ impl<T: Zeroable> Zeroed<T> {
 ///
 /// Why: an encoder's output is written once, front to back, into room reserved for it, so
 /// every 4 KiB page of it is a page fault (2,441 for the 2.5M ids of 10 MB of code: on this
-/// machine 15-20% of the call). With 2 MiB pages it is one fault per 512 of those. Only
+/// machine about an eighth of the call). With 2 MiB pages it is one fault per 512 of those. Only
 /// advice: the memory, its contents and who frees it are unchanged, and a system without
 /// huge pages ignores it.
 pub fn huge_pages_for<T>(v: &mut Vec<T>) {
