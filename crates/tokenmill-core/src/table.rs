@@ -65,6 +65,25 @@ fn read_u64(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(w)
 }
 
+/// The length byte of a key (`pack`'s top byte): the piece's length in bytes.
+#[inline(always)]
+pub fn key_len(k: Key) -> usize {
+    (k.1 >> 56) as usize
+}
+
+/// The bytes of a key's piece as one little-endian number (its first byte lowest), without
+/// the length byte.
+#[inline(always)]
+pub fn key_bytes(k: Key) -> u128 {
+    k.0 as u128 | ((k.1 & 0x00FF_FFFF_FFFF_FFFF) as u128) << 64
+}
+
+/// Whether the piece packed as `k` is ASCII.
+#[inline(always)]
+pub fn key_is_ascii(k: Key) -> bool {
+    (k.0 | k.1 & 0x00FF_FFFF_FFFF_FFFF) & 0x8080_8080_8080_8080 == 0
+}
+
 /// Packs `b` (1 to 15 bytes) into a key; `None` when it is empty or too long.
 ///
 /// Why overlapping reads: a string of 4 to 8 bytes is the OR of its first and its last four

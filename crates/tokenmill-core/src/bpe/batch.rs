@@ -130,7 +130,7 @@ impl<'a> BatchSink<'a> {
                     self.miss[m] = j as u8;
                     m += 1;
                     if key != NO_KEY {
-                        if !shared.prefetch_held(self.hash[j]) && is_ascii(key) {
+                        if !shared.prefetch_held(self.hash[j]) && table::key_is_ascii(key) {
                             prefetch_joins(whole, key);
                         }
                     } else if long.may_hold(self.pos[j + 1] - self.pos[j]) {
@@ -244,12 +244,6 @@ impl<'a> BatchSink<'a> {
     }
 }
 
-/// Whether the piece packed as `key` is ASCII.
-#[inline(always)]
-fn is_ascii(key: table::Key) -> bool {
-    (key.0 | key.1 & 0x00FF_FFFF_FFFF_FFFF) & 0x8080_8080_8080_8080 == 0
-}
-
 /// The longest joins `prefetch_joins` asks for.
 const JOIN_AHEAD: usize = 5;
 
@@ -273,8 +267,7 @@ fn prefetch_joins(lines: &LineTable, key: table::Key) {
 /// as `key`.
 #[inline(always)]
 fn join_keys(key: table::Key) -> impl Iterator<Item = table::Key> {
-    let n = (key.1 >> 56) as usize;
-    let bytes = key.0 as u128 | ((key.1 & 0x00FF_FFFF_FFFF_FFFF) as u128) << 64;
+    let (n, bytes) = (table::key_len(key), table::key_bytes(key));
     (3..=JOIN_AHEAD.min(n)).flat_map(move |len| {
         (0..=n - len).map(move |at| ((bytes >> (8 * at)) as u64 & (u64::MAX >> (64 - 8 * len)), (len as u64) << 56))
     })

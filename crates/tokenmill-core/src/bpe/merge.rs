@@ -232,7 +232,7 @@ pub(crate) fn encode_piece_rest(
     }
     if let Some(key) = key {
         through_caches(vocab, key, out, scratch, |out, scratch| {
-            if (key.0 | key.1 & 0x00FF_FFFF_FFFF_FFFF) & 0x8080_8080_8080_8080 == 0 {
+            if table::key_is_ascii(key) {
                 merge_short_ascii(vocab, key, out);
             } else {
                 merge_piece(vocab, piece, out, scratch);
@@ -929,10 +929,9 @@ fn merge_loop_w<U: Units>(
 #[inline]
 fn merge_short_ascii(vocab: &Vocab, key: Key, out: &mut Vec<Rank>) {
     const W: usize = SHORT_UNITS;
-    let n = (key.1 >> 56) as usize & (W - 1);
+    let n = table::key_len(key) & (W - 1);
     let mut padded = [0u8; 2 * W];
-    padded[..8].copy_from_slice(&key.0.to_le_bytes());
-    padded[8..16].copy_from_slice(&(key.1 & 0x00FF_FFFF_FFFF_FFFF).to_le_bytes());
+    padded[..16].copy_from_slice(&table::key_bytes(key).to_le_bytes());
     let mut ids: [Rank; W] = std::array::from_fn(|k| vocab.byte_rank(padded[k]));
     let r: [Rank; W] =
         std::array::from_fn(|k| if k + 1 < n { vocab.pair_rank(padded[k], padded[k + 1]) } else { Rank::MAX });
