@@ -60,12 +60,13 @@ def test_long_pieces_again_match_tiktoken(tm, tk, corpus, name, capacity):
     # of long pieces keeps (half as many slots as `capacity`; 4 gives two, 8 one set):
     # the same paragraphs twice, counted, then in batches, with caches so small that runs keep
     # evicting each other. Pieces that are tokens of over 15 bytes are never cached; runs of
-    # over 240 bytes with their tokens do not fit a slot.
+    # over 240 bytes with their tokens go to a table of 1 KiB slots (a thirty-second of
+    # `capacity`: two from 64 on), and over 1,008 bytes fit neither.
     enc, ref = tm(name).with_cache_capacity(capacity), tk(name)
     paras = [p for lang in ("ja-JP", "zh-CN", "fr-FR")
              for p in corpus[f"corpus/debian-handbook.{lang}.txt.gz"].split("\n\n")[:150]]
     long_tokens = [t.decode() for t in ref._mergeable_ranks if len(t) > 15 and t.isascii()][:200]
-    paras += long_tokens + ["日本語" * n for n in (5, 6, 26, 27, 80, 81)] + [" " * n + "x" for n in (16, 200, 300)]
+    paras += long_tokens + ["日本語" * n for n in (5, 6, 26, 27, 80, 81, 300)] + [" " * n + "x" for n in (16, 200, 300)]
     expected = [ref.encode_ordinary(p) for p in paras]
     for _ in range(2):  # the second round reads what the first one cached
         assert [enc.encode_ordinary(p) for p in paras] == expected

@@ -210,10 +210,10 @@ class Encoding(Tokenizer):
 
         Words that are not one token are merged once and kept, across calls and threads, in
         a table of fixed size (65 bytes an entry, 65,536 by default, allocated on first use),
-        pieces of over 15 bytes (CJK runs) in one of half as many 257-byte entries; a new
-        word replaces the older of its two entries, so memory never grows. It serves the call
-        that merged a word, later calls (short calls, text that comes back) and the threads of
-        a batch; with 0, each call keeps its own. Ids never depend on it.
+        pieces of over 15 bytes (CJK runs) in half as many 257-byte entries (the longest in a
+        sixteenth as many again, of 1 KiB); a new word replaces an older one: memory never grows.
+        It serves the call that merged a word, later calls (short calls, text that comes back)
+        and the threads of a batch; with 0, each call keeps its own. Ids never depend on it.
 
         Args:
             capacity: Entries, rounded down to a power of two (0: no cache; at most 2**24).

@@ -137,14 +137,15 @@ impl PyCoreBpe {
     }
 
     /// Entries of the encoder's cache of merged short pieces, kept across calls and threads (0:
-    /// off); its cache of long pieces has half as many.
+    /// off); its cache of long pieces has half as many (and a thirty-second as many of 1 KiB).
     #[getter]
     fn cache_capacity(&self) -> usize {
         self.inner.vocab.shared_cache().slots()
     }
 
     /// A copy of this encoder whose cache holds `capacity` entries (rounded down to a power of
-    /// two; 0 turns it off) and its cache of long pieces half as many. The copy starts
+    /// two; 0 turns it off) and its cache of long pieces half as many (and a thirty-second as
+    /// many of 1 KiB, for the longest). The copy starts
     /// with empty caches.
     fn with_cache_capacity(&self, py: Python<'_>, capacity: usize) -> PyResult<Self> {
         run(py, || {

@@ -8,17 +8,20 @@
 //! text its merges were 40% of the time. Within a call, a run is rarely met twice, so this
 //! cache pays off across calls only; on a first pass it costs one write per long piece.
 //!
-//! The shape: a four-way set-associative table of 256-byte slots (four cache lines), each
-//! holding one piece's bytes and its tokens, at most 240 bytes of both (`fits`: 96% of the
-//! long pieces of fr/ja/zh text for cl100k, 98.5% for o200k). The bytes are compared on
-//! every hit, so a collision of the 64-bit hash can only miss. A byte per slot holds 8 bits
-//! of its piece's hash, so a miss reads no slot line. A new piece replaces the slot of its
-//! set written longer ago: memory is fixed (`slots * 257` bytes, allocated on the first
-//! insert) whatever the input. Thread safety is `SharedCache`'s sequence lock per slot:
-//! readers never wait and never keep a torn copy.
+//! The shape: two four-way set-associative tables of slots, each slot holding one piece's
+//! bytes and its tokens. The first has 256-byte slots (four cache lines), at most 240 bytes
+//! of both (96% of the long pieces of fr/ja/zh text for cl100k, 98.5% for o200k); the
+//! second, a sixteenth as many slots of 1 KiB (1,008 bytes of both), takes the pieces that do
+//! not fit the first: the longest runs, whose merges are the costliest (4% of the long
+//! pieces of that text, 15% of their bytes). The bytes are compared on every hit, so a
+//! collision of the 64-bit hash can only miss. A byte per slot holds 8 bits of its piece's
+//! hash, so a miss reads no slot line. A new piece replaces the slot of its set written
+//! longer ago: memory is fixed (`slots * 257 + slots / 16 * 1025` bytes, each table
+//! allocated on its first insert) whatever the input. Thread safety is `SharedCache`'s
+//! sequence lock per slot: readers never wait and never keep a torn copy.
 //!
-//! What it does not do: decide what to cache (`merge`), or hold pieces that do not fit a slot
-//! (the per-call cache in `merge::Scratch` takes those).
+//! What it does not do: decide what to cache (`merge`), or hold pieces that fit neither
+//! table (the per-call cache in `merge::Scratch` takes those up to its own limit).
 
 use std::hash::Hasher;
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, AtomicU8, Ordering};
@@ -28,33 +31,37 @@ use crate::table::prefetch;
 use crate::types::Rank;
 use crate::zeroed::{Zeroable, Zeroed};
 
-/// Bytes per slot.
+/// Bytes per slot of the first table.
 pub const SLOT_BYTES: usize = 256;
+
+/// Slots of the first table per slot of the second.
+const BIG_SHARE: usize = 16;
 
 /// Slots per set. Why four, not `SharedCache`'s two: after a pass over 1.9 MB of fr/ja/zh
 /// text (12,000 distinct long pieces), 16,384 slots hold the pieces of 72% of its long
 /// pieces' bytes with two ways, 78% with four (cl100k; simulated).
 const WAYS: usize = 4;
 
-/// 8-byte words of a slot that hold a piece and its tokens.
+/// 8-byte words of a slot that hold a piece and its tokens, in each table.
 const WORDS: usize = 30;
+const BIG_WORDS: usize = 126;
 
 #[repr(C, align(64))]
-#[derive(Default)]
-struct Slot {
+struct Slot<const W: usize> {
     /// Even: stable; odd: being written.
     seq: AtomicU32,
     /// The piece's length in bytes (low 16 bits) and its number of tokens (high 16 bits).
     shape: AtomicU32,
     hash: AtomicU64,
     /// The piece's bytes, padded to whole words, then its tokens, two to a word.
-    data: [AtomicU64; WORDS],
+    data: [AtomicU64; W],
 }
 
-const _: () = assert!(std::mem::size_of::<Slot>() == SLOT_BYTES);
+const _: () = assert!(std::mem::size_of::<Slot<WORDS>>() == SLOT_BYTES);
+const _: () = assert!(std::mem::size_of::<Slot<BIG_WORDS>>() == 1024);
 
 // SAFETY: atomic integers only; all zero is an empty, stable slot.
-unsafe impl Zeroable for Slot {}
+unsafe impl<const W: usize> Zeroable for Slot<W> {}
 
 /// Words a piece of `len` bytes with `n` tokens takes in a slot.
 #[inline(always)]
@@ -86,28 +93,21 @@ pub fn hash(piece: &[u8]) -> u64 {
 
 /// See the module documentation. `Clone` gives an empty cache of the same size.
 pub struct LongCache {
-    mem: OnceLock<Memory>,
-    /// A power of two, or 0 when caching is off.
-    n_slots: usize,
-}
-
-struct Memory {
-    /// On huge pages where the system gives them (see `zeroed`).
-    slots: Zeroed<Slot>,
-    /// `LongCache::tag` of each slot's piece; 0 while empty.
-    tags: Box<[AtomicU8]>,
+    small: Table<WORDS>,
+    /// The pieces that do not fit `small`.
+    big: Table<BIG_WORDS>,
 }
 
 impl LongCache {
-    /// A cache of `slots` slots, rounded down to a power of two (0: no cache).
+    /// A cache of `slots` slots of 256 bytes and a sixteenth as many of 1 KiB, each rounded
+    /// down to a power of two (0: no cache).
     pub fn new(slots: usize) -> Self {
-        let n_slots = if slots == 0 { 0 } else { 1 << slots.ilog2() };
-        LongCache { mem: OnceLock::new(), n_slots }
+        LongCache { small: Table::new(slots), big: Table::new(slots / BIG_SHARE) }
     }
 
-    /// Number of slots (0: caching is off).
+    /// Number of 256-byte slots (0: caching is off).
     pub fn slots(&self) -> usize {
-        self.n_slots
+        self.small.n_slots
     }
 
     /// Whether this cache is on and a piece of `len` bytes may fit a slot (with one token).
@@ -115,13 +115,69 @@ impl LongCache {
     /// whole for a cache that can never hold it.
     #[inline(always)]
     pub fn may_hold(&self, len: usize) -> bool {
+        self.small.may_hold(len) || self.big.may_hold(len)
+    }
+
+    /// Appends the cached tokens of `piece` (whose `hash` is `hash`) to `out`; false on a miss.
+    /// On a miss, asks the CPU for the lines `insert` will read, so that their misses overlap
+    /// the piece's merge.
+    #[inline]
+    pub fn get(&self, piece: &[u8], hash: u64, out: &mut Vec<Rank>) -> bool {
+        let len = piece.len();
+        // Only the first table's lines are asked for on a miss: most new pieces go there.
+        (self.small.may_hold(len) && self.small.get::<true>(piece, hash, out))
+            || (self.big.may_hold(len) && self.big.get::<false>(piece, hash, out))
+    }
+
+    /// Asks the CPU for the first two lines of each slot whose tag says it may hold the piece
+    /// whose hash is `hash` (a piece of up to 48 bytes with its tokens), so that a `get` soon
+    /// after finds them loaded. Reads only the first table's tags: a piece never cached costs
+    /// no trip to memory.
+    #[inline(always)]
+    pub fn prefetch_held(&self, hash: u64) {
+        self.small.prefetch_held(hash);
+    }
+
+    /// Caches `tokens` for `piece` (whose hash is `hash`) in a slot of its set in the first
+    /// table they fit, unless another thread is writing that slot. Returns false, caching
+    /// nothing, when the cache is off or they fit neither table (the caller may keep them
+    /// elsewhere).
+    pub fn insert(&self, piece: &[u8], hash: u64, tokens: &[Rank]) -> bool {
+        self.small.insert(piece, hash, tokens) || self.big.insert(piece, hash, tokens)
+    }
+}
+
+/// One table of `LongCache`: slots of `W` words for a piece and its tokens.
+struct Table<const W: usize> {
+    mem: OnceLock<Memory<W>>,
+    /// A power of two, or 0 when this table is off.
+    n_slots: usize,
+}
+
+struct Memory<const W: usize> {
+    /// On huge pages where the system gives them (see `zeroed`).
+    slots: Zeroed<Slot<W>>,
+    /// `Table::tag` of each slot's piece; 0 while empty.
+    tags: Box<[AtomicU8]>,
+}
+
+impl<const W: usize> Table<W> {
+    /// A table of `slots` slots, rounded down to a power of two (0: none).
+    fn new(slots: usize) -> Self {
+        let n_slots = if slots == 0 { 0 } else { 1 << slots.ilog2() };
+        Table { mem: OnceLock::new(), n_slots }
+    }
+
+    /// Whether this table is on and a piece of `len` bytes may fit a slot (with one token).
+    #[inline(always)]
+    fn may_hold(&self, len: usize) -> bool {
         self.n_slots != 0 && Self::fits(len, 1)
     }
 
     /// Whether a piece of `len` bytes with `n` tokens fits a slot.
     #[inline(always)]
-    pub fn fits(len: usize, n: usize) -> bool {
-        n > 0 && words(len, n) <= WORDS
+    fn fits(len: usize, n: usize) -> bool {
+        n > 0 && words(len, n) <= W
     }
 
     /// The slots of the set of a piece whose hash is `hash`: `WAYS` adjacent ones (all of
@@ -138,33 +194,28 @@ impl LongCache {
         (hash >> 56) as u8 | 1
     }
 
-    /// Appends the cached tokens of `piece` (whose `hash` is `hash`) to `out`; false on a miss.
-    /// On a miss, asks the CPU for the lines `insert` will read, so that their misses overlap
-    /// the piece's merge.
+    /// `LongCache::get` in this table (with `PREFETCH`, asking for the set's lines on a miss).
     #[inline]
-    pub fn get(&self, piece: &[u8], hash: u64, out: &mut Vec<Rank>) -> bool {
+    fn get<const PREFETCH: bool>(&self, piece: &[u8], hash: u64, out: &mut Vec<Rank>) -> bool {
         let Some(mem) = self.mem.get() else { return false };
         let tag = Self::tag(hash);
         let hit = self
             .set(hash)
             .any(|i| mem.tags[i].load(Ordering::Relaxed) == tag && Self::read(&mem.slots[i], piece, hash, out));
-        if !hit {
+        if PREFETCH && !hit {
             self.set(hash).for_each(|i| prefetch(&mem.slots[i]));
         }
         hit
     }
 
-    /// Asks the CPU for the first two lines of each slot whose tag says it may hold the piece
-    /// whose hash is `hash` (a piece of up to 48 bytes with its tokens), so that a `get` soon
-    /// after finds them loaded. Reads only the tags: a piece never cached costs no trip to
-    /// memory.
+    /// `LongCache::prefetch_held` in this table.
     #[inline(always)]
-    pub fn prefetch_held(&self, hash: u64) {
+    fn prefetch_held(&self, hash: u64) {
         let Some(mem) = self.mem.get() else { return };
         let tag = Self::tag(hash);
         for i in self.set(hash) {
             if mem.tags[i].load(Ordering::Relaxed) == tag {
-                let slot: *const Slot = &mem.slots[i];
+                let slot: *const Slot<W> = &mem.slots[i];
                 prefetch(slot);
                 prefetch(slot.wrapping_byte_add(64));
             }
@@ -173,7 +224,7 @@ impl LongCache {
 
     /// Appends the tokens of slot `s` to `out` if it holds `piece` and is not being written.
     #[inline]
-    fn read(s: &Slot, piece: &[u8], hash: u64, out: &mut Vec<Rank>) -> bool {
+    fn read(s: &Slot<W>, piece: &[u8], hash: u64, out: &mut Vec<Rank>) -> bool {
         let seq = s.seq.load(Ordering::Acquire);
         let shape = s.shape.load(Ordering::Relaxed);
         let (len, n) = ((shape & 0xFFFF) as usize, (shape >> 16) as usize);
@@ -200,10 +251,8 @@ impl LongCache {
         true
     }
 
-    /// Caches `tokens` for `piece` (whose hash is `hash`) in a slot of its set, unless another
-    /// thread is writing that slot. Returns false, caching nothing, when the cache is off or
-    /// they do not fit (the caller may keep them elsewhere).
-    pub fn insert(&self, piece: &[u8], hash: u64, tokens: &[Rank]) -> bool {
+    /// `LongCache::insert` in this table: false when it is off or they do not fit.
+    fn insert(&self, piece: &[u8], hash: u64, tokens: &[Rank]) -> bool {
         if self.n_slots == 0 || !Self::fits(piece.len(), tokens.len()) {
             return false;
         }
@@ -247,13 +296,21 @@ impl LongCache {
 
 impl Clone for LongCache {
     fn clone(&self) -> Self {
-        LongCache::new(self.n_slots)
+        LongCache::new(self.small.n_slots)
     }
 }
 
 impl std::fmt::Debug for LongCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "LongCache({} slots, {})", self.n_slots, if self.mem.get().is_some() { "in use" } else { "unused" })
+        let state = |in_use: bool| if in_use { "in use" } else { "unused" };
+        write!(
+            f,
+            "LongCache({} slots, {}; {} of 1 KiB, {})",
+            self.small.n_slots,
+            state(self.small.mem.get().is_some()),
+            self.big.n_slots,
+            state(self.big.mem.get().is_some())
+        )
     }
 }
 
@@ -275,19 +332,31 @@ mod tests {
         let mut q = p.to_vec();
         q[3] ^= 1;
         assert!(!c.get(&q, hash(p), out));
-        // Every length and token count up to a full slot round-trips; one more does not fit.
+        // Every length and token count up to a full slot round-trips, in the first table or,
+        // one token more, in the second; a piece that fills a slot of the second and one
+        // token more fits neither. (A piece's tokens never change, so it is only ever in the
+        // table they fit: each count here has a piece of its own.)
+        let tokens = |n: usize| -> Vec<Rank> { (0..n as u32).map(|i| i * 1_000_003).collect() };
         for len in 16..=200usize {
-            let piece: Vec<u8> = (0..len).map(|i| (i * 7 + len) as u8).collect();
-            let n = (WORDS - len.div_ceil(8)) * 2;
-            let tokens: Vec<Rank> = (0..n as u32).map(|i| i * 1_000_003).collect();
-            assert!(!c.insert(&piece, hash(&piece), &[tokens.clone(), vec![5]].concat()));
-            assert!(c.insert(&piece, hash(&piece), &tokens));
-            out.clear();
-            assert!(c.get(&piece, hash(&piece), out), "{len}");
-            assert_eq!(*out, tokens);
+            for n in [(WORDS - len.div_ceil(8)) * 2, (WORDS - len.div_ceil(8)) * 2 + 1] {
+                let piece: Vec<u8> = (0..len).map(|i| (i * 7 + len + n) as u8).collect();
+                assert!(c.insert(&piece, hash(&piece), &tokens(n)));
+                out.clear();
+                assert!(c.get(&piece, hash(&piece), out), "{len} bytes, {n} tokens");
+                assert_eq!(*out, tokens(n));
+            }
+            let piece = vec![b'y'; len];
+            assert!(!c.insert(&piece, hash(&piece), &tokens((BIG_WORDS - len.div_ceil(8)) * 2 + 1)));
         }
+        let piece = vec![b'x'; 1000];
+        assert!(c.insert(&piece, hash(&piece), &[7]));
+        assert!(c.get(&piece, hash(&piece), out));
         assert!(!c.insert(p, hash(p), &[]), "no tokens");
-        assert!(c.may_hold(232) && !c.may_hold(233), "29 words of bytes and one of tokens at most");
+        assert!(c.may_hold(1000) && !c.may_hold(1001), "125 words of bytes and one of tokens at most");
+        // Below 16 slots the second table is off.
+        let small = LongCache::new(8);
+        assert!(small.may_hold(232) && !small.may_hold(233), "29 words of bytes and one of tokens at most");
+        assert!(!small.insert(&piece, hash(&piece), &[7]));
         let off = LongCache::new(0);
         assert!(!off.insert(p, hash(p), &[1]));
         assert!(!off.get(p, hash(p), out));
@@ -311,22 +380,26 @@ mod tests {
 
     #[test]
     fn readers_on_other_threads_see_whole_entries_only() {
-        let c = LongCache::new(2);
-        let pieces: Vec<Vec<u8>> = (0..3u8).map(|i| vec![b'x' + i; 40]).collect();
-        let tokens = |i: usize| -> Vec<Rank> { (0..20).map(|j| (i * 100 + j) as Rank).collect() };
-        std::thread::scope(|s| {
-            s.spawn(|| {
+        // Two slots of 256 bytes; then 32 of them and two of 1 KiB, with pieces only the
+        // second table takes.
+        for (slots, len) in [(2, 40), (32, 300)] {
+            let c = LongCache::new(slots);
+            let pieces: Vec<Vec<u8>> = (0..3u8).map(|i| vec![b'x' + i; len]).collect();
+            let tokens = |i: usize| -> Vec<Rank> { (0..20).map(|j| (i * 100 + j) as Rank).collect() };
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    for k in 0..20_000 {
+                        let i = k % 3;
+                        assert!(c.insert(&pieces[i], hash(&pieces[i]), &tokens(i)));
+                    }
+                });
                 for k in 0..20_000 {
-                    let i = k % 3;
-                    c.insert(&pieces[i], hash(&pieces[i]), &tokens(i));
+                    let (i, mut out) = (k % 3, Vec::new());
+                    if c.get(&pieces[i], hash(&pieces[i]), &mut out) {
+                        assert_eq!(out, tokens(i));
+                    }
                 }
             });
-            for k in 0..20_000 {
-                let (i, mut out) = (k % 3, Vec::new());
-                if c.get(&pieces[i], hash(&pieces[i]), &mut out) {
-                    assert_eq!(out, tokens(i));
-                }
-            }
-        });
+        }
     }
 }

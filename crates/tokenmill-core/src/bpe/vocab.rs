@@ -24,9 +24,10 @@ use crate::table::{self, TokenTable};
 pub use crate::types::Rank;
 
 /// Slots of the long-piece cache that go with `slots` of the short one: half as many, so that
-/// it takes twice the memory (256-byte slots against 64), 8 MiB by default. Why twice: a warm
-/// pass over 1.9 MB of fr/ja/zh text (12,000 distinct long pieces) ran 157-162 MB/s with
-/// 16,384 slots, 178-187 with 32,768 and 176-195 with 65,536 (cl100k, `profile_encode`).
+/// it takes twice the memory (256-byte slots against 64), 8 MiB by default, and 2 MiB more
+/// for its 1 KiB slots (`long_cache`). Why twice: a warm pass over 1.9 MB of fr/ja/zh text
+/// (12,000 distinct long pieces) ran 157-162 MB/s with 16,384 slots, 178-187 with 32,768 and
+/// 176-195 with 65,536 (cl100k, `profile_encode`).
 fn long_slots(slots: usize) -> usize {
     slots / 2
 }
@@ -263,7 +264,7 @@ impl Vocab {
     }
 
     /// Replaces the shared caches with empty ones: `slots` slots for short pieces (0: no
-    /// cache), and half as many for long ones.
+    /// cache), and half as many for long ones (see `long_slots`).
     pub fn set_cache_slots(&mut self, slots: usize) {
         self.shared = SharedCache::new(slots);
         self.long_shared = LongCache::new(long_slots(slots));
