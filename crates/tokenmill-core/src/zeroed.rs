@@ -49,12 +49,22 @@ unsafe impl<T: Zeroable + Sync> Sync for Zeroed<T> {}
 impl<T: Zeroable> Zeroed<T> {
     /// `n` values of all-zero bytes.
     pub fn new(n: usize) -> Self {
+        Self::with_pages(n, true)
+    }
+
+    /// `n` values of all-zero bytes on ordinary pages, never huge ones: for an array whose
+    /// few places in use are read rarely, where a first write should clear 4 KiB, not 2 MiB.
+    pub fn on_small_pages(n: usize) -> Self {
+        Self::with_pages(n, false)
+    }
+
+    fn with_pages(n: usize, huge: bool) -> Self {
         let Some(bytes) = n.checked_mul(std::mem::size_of::<T>()) else {
             // No such allocation exists; fail as `Vec` would.
             panic!("capacity overflow: {n} values");
         };
         #[cfg(target_os = "linux")]
-        if (HUGE..=usize::MAX - 2 * HUGE).contains(&bytes) && std::mem::align_of::<T>() <= HUGE {
+        if huge && (HUGE..=usize::MAX - 2 * HUGE).contains(&bytes) && std::mem::align_of::<T>() <= HUGE {
             let map_len = bytes + HUGE;
             // SAFETY: a fresh private anonymous mapping (zero-filled by the system); the
             // aligned start and its `bytes` stay inside it (`HUGE` bytes of slack), and
@@ -214,5 +224,7 @@ mod tests {
         assert!(z.map.is_some());
         assert_eq!(z.as_ptr() as usize % HUGE, 0);
         assert!(Zeroed::<u8>::new(HUGE - 1).map.is_none());
+        let small = Zeroed::<u8>::on_small_pages(5 << 20);
+        assert!(small.map.is_none() && small.len() == 5 << 20 && small.iter().all(|&b| b == 0));
     }
 }

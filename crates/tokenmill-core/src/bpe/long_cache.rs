@@ -267,7 +267,9 @@ impl<const W: usize> Table<W> {
             return false;
         }
         let mem = self.mem.get_or_init(|| Memory {
-            slots: Zeroed::new(self.n_slots),
+            // Huge pages for the first table, which a warm pass reads all over; the second is
+            // read rarely, and its first write should not clear 2 MiB.
+            slots: if W == WORDS { Zeroed::new(self.n_slots) } else { Zeroed::on_small_pages(self.n_slots) },
             tags: (0..self.n_slots).map(|_| AtomicU8::new(0)).collect(),
         });
         let set = self.set(hash);
