@@ -135,8 +135,9 @@ impl<'a> BatchSink<'a> {
                         }
                     } else if long.may_hold(self.pos[j + 1] - self.pos[j]) {
                         // From here on `hash[j]` is the piece's `long_cache::hash`.
-                        self.hash[j] = long_cache::hash(&b[self.pos[j]..self.pos[j + 1]]);
-                        long.prefetch_held(self.hash[j], self.pos[j + 1] - self.pos[j]);
+                        let piece = &b[self.pos[j]..self.pos[j + 1]];
+                        self.hash[j] = long_cache::hash(piece);
+                        long.prefetch_held(self.hash[j], piece.len());
                     }
                 }
             }

@@ -102,7 +102,9 @@ impl LongCache {
     /// A cache of `slots` slots of 256 bytes and a sixteenth as many of 1 KiB, each rounded
     /// down to a power of two (0: no cache).
     pub fn new(slots: usize) -> Self {
-        LongCache { small: Table::new(slots), big: Table::new(slots / BIG_SHARE) }
+        // Huge pages for the first table, which a warm pass reads all over; the second is
+        // read rarely, and its first write should not clear 2 MiB.
+        LongCache { small: Table::new(slots, true), big: Table::new(slots / BIG_SHARE, false) }
     }
 
     /// Number of 256-byte slots (0: caching is off).
@@ -159,6 +161,8 @@ struct Table<const W: usize> {
     mem: OnceLock<Memory<W>>,
     /// A power of two, or 0 when this table is off.
     n_slots: usize,
+    /// Whether its slots go on huge pages (`Zeroed::new`) or ordinary ones.
+    huge_pages: bool,
 }
 
 struct Memory<const W: usize> {
@@ -170,9 +174,9 @@ struct Memory<const W: usize> {
 
 impl<const W: usize> Table<W> {
     /// A table of `slots` slots, rounded down to a power of two (0: none).
-    fn new(slots: usize) -> Self {
+    fn new(slots: usize, huge_pages: bool) -> Self {
         let n_slots = if slots == 0 { 0 } else { 1 << slots.ilog2() };
-        Table { mem: OnceLock::new(), n_slots }
+        Table { mem: OnceLock::new(), n_slots, huge_pages }
     }
 
     /// Whether this table is on and a piece of `len` bytes may fit a slot (with one token).
@@ -267,9 +271,7 @@ impl<const W: usize> Table<W> {
             return false;
         }
         let mem = self.mem.get_or_init(|| Memory {
-            // Huge pages for the first table, which a warm pass reads all over; the second is
-            // read rarely, and its first write should not clear 2 MiB.
-            slots: if W == WORDS { Zeroed::new(self.n_slots) } else { Zeroed::on_small_pages(self.n_slots) },
+            slots: if self.huge_pages { Zeroed::new(self.n_slots) } else { Zeroed::on_small_pages(self.n_slots) },
             tags: (0..self.n_slots).map(|_| AtomicU8::new(0)).collect(),
         });
         let set = self.set(hash);
