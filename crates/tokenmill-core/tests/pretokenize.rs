@@ -971,6 +971,48 @@ fn random_strings_match_regex() {
     }
 }
 
+/// The block path's two-byte letters (`blocks::two_byte_letters`): texts long enough for many
+/// 64-byte blocks, mostly ASCII with two-byte characters of every class the rules tell apart
+/// (lower and upper case letters, titlecase, modifier and other letters, marks, digits, NBSP,
+/// NEL, punctuation and symbols) and some of three bytes, so that each lands at every offset of
+/// a block, the last ones and the bytes after the block included.
+#[test]
+fn blocks_with_two_byte_letters_match_regex() {
+    // The first 22 are ASCII; '|' separates them.
+    const MIX: &str = "a|e|Z|T|word| | |  |\n|\r\n|.|,|'|'s|'LL|'t|/|0|123|-|(|\t|\u{e9}|\u{e9}|\u{c9}|\u{df}|\u{436}|\
+                       \u{416}|\u{3c9}|\u{3a9}|\u{17f}|\u{b5}|\u{1c5}|\u{2b0}|\u{5d0}|\u{aa}|\u{301}|\u{663}|\u{a0}|\
+                       \u{85}|\u{ab}|\u{d7}|\u{4e2d}|\u{2019}|caf\u{e9}| \u{c9}t\u{e9}|\u{416}\u{436}\u{436}|l'\u{e9}t\u{e9}";
+    let mix: Vec<&str> = MIX.split('|').collect();
+    let n = if RELEASE { 40_000 } else { 2_000 };
+    let mut rng = Rng(0x0dd_ba11_5eed_f00d);
+    let mut inputs: Vec<String> = (0..n)
+        .map(|_| {
+            let len = 20 + rng.below(200);
+            // Mostly one two-byte letter now and then, as in European prose; sometimes dense.
+            let dense = rng.below(4) == 0;
+            (0..len)
+                .map(|_| {
+                    let k = if dense || rng.below(3) == 0 { rng.below(mix.len()) } else { rng.below(22) };
+                    mix[k]
+                })
+                .collect()
+        })
+        .collect();
+    // Each two-byte character at every offset of the first blocks, after ASCII of either case.
+    for c in ["\u{e9}", "\u{c9}", "\u{1c5}", "\u{2b0}", "\u{a0}", "\u{ab}", "\u{301}"] {
+        for k in 0..140 {
+            for fill in ["abcdefgh ", "ABcdEF ij", "x, y. 'z "] {
+                let head: String = fill.chars().cycle().take(k).collect();
+                inputs.push(format!("{head}{c}{head}{c}xyz tail of the text, long enough"));
+                inputs.push(format!("{head}{c}{c}{c}s'll {head}"));
+            }
+        }
+    }
+    for e in engines().iter().chain(hf_spelling_engines().iter()) {
+        check_all(e, inputs.iter().map(String::as_str));
+    }
+}
+
 /// Random strings of a few fragments, where the o200k letter classes (Lu/Lt vs Ll vs Lm/Lo/M)
 /// and whitespace runs interleave densely.
 #[test]

@@ -249,7 +249,7 @@ fn pieces_blocks<
         let (mut pos, mut resume) = (0, 0);
         while pos < b.len() {
             if pos >= resume {
-                match super::blocks::block::<ONE_DIGIT, O200K, AVX512>(b, pos, |s, e| sink.piece(s, e)) {
+                match super::blocks::block::<ONE_DIGIT, O200K, AVX512>(t, b, pos, |s, e| sink.piece(s, e)) {
                     Ok((next, r)) => {
                         (pos, resume) = (next, r);
                         continue;
