@@ -1379,10 +1379,11 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     fn the_sse2_and_avx512_piece_loops_give_the_same_pieces() {
         // Mostly plain ASCII (the block path's bytes), with now and then a byte that ends a
-        // block early; long enough for many blocks per text.
+        // block early or a two-byte character (a letter of either case, or not a cased
+        // letter); long enough for many blocks per text.
         const ALPHABET: &[&str] = &[
             "a", "b", "Z", "e", "T", " ", " ", "  ", "\n", "\r\n", ".", ",", "'", "'s", "'LL", "/", "0", "12345", "\t",
-            "é", "中", "-", "(", "\u{a0}",
+            "é", "中", "-", "(", "\u{a0}", "É", "ж", "Ω", "ſ", "ǅ", "ª", "«", "\u{301}",
         ];
         let mut next = crate::testing::xorshift(0x2545_F491_4F6C_DD1D);
         let n = if cfg!(debug_assertions) { 300 } else { 3000 };
