@@ -76,7 +76,7 @@ fn main() {
                 .map(|w| core.encode_with(&text[w[0]..w[1]], None, &mut scratch).expect("encode"))
                 .collect();
             let encode = t.elapsed().as_secs_f64();
-            let joined = tokenmill_core::parallel::concat(parts, 1);
+            let joined = parts.concat();
             let all = t.elapsed().as_secs_f64();
             std::hint::black_box(joined);
             println!("serial parts: encode {:.1} MB/s, with the join {:.1} MB/s", mb / encode, mb / all);

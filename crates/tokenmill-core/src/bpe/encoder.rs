@@ -12,7 +12,7 @@ use super::batch::BatchSink;
 use super::merge::{encode_piece, encode_piece_keyed, Scratch};
 use super::vocab::Vocab;
 use crate::error::CoreError;
-use crate::parallel::{concat, parallel_map_with};
+use crate::parallel::{parallel_map_join, parallel_map_with};
 use crate::pretokenize::{safe_cut_units_in, safe_cuts, safe_cuts_units, PieceSink, Pretokenizer};
 use crate::special::{for_each_segment, Segment, SpecialMatcher};
 use crate::table::{pack_at, wide_cpu, LineTable};
@@ -26,6 +26,21 @@ const SEQUENTIAL_PART: usize = 1 << 16;
 
 /// Units searched for a cut point past each `SEQUENTIAL_PART` (a sixteenth of a part).
 const CUT_WINDOW: usize = SEQUENTIAL_PART / 16;
+
+/// Units `a..b` of `units` in UTF-8, in `buf` (cleared first), or `None` for a lone
+/// surrogate or a `disallowed` special token in them (the caller's UTF-8 path reports those).
+fn part_utf8<'b>(
+    units: Units<'_>,
+    (a, b): (usize, usize),
+    disallowed: Option<&SpecialMatcher>,
+    buf: &'b mut String,
+) -> Option<&'b str> {
+    buf.clear();
+    if push_utf8(units.slice(a, b), buf).is_err() || disallowed.is_some_and(|d| d.find_token(buf).is_some()) {
+        return None;
+    }
+    Some(buf)
+}
 
 /// Whether a disallowed special token could span a cut of `safe_cuts_units` (it holds
 /// whitespace), so that checking the parts one by one could miss it.
@@ -121,10 +136,10 @@ impl CoreBpe {
             Some(parts) => {
                 // One working memory per thread, not per part: a part does not start with a
                 // cold cache of merged pieces when its thread has already encoded another.
-                let ids = parallel_map_with(&parts, threads, |scratch: &mut Scratch, p: &&str| {
-                    self.encode_with(p, None, scratch)
+                let ids = parallel_map_join(&parts, threads, text.len() / 3 + 1, |scratch: &mut Scratch, p: &&str| {
+                    self.encode_with(p, None, scratch).map(Some)
                 })?;
-                Ok(concat(ids, threads))
+                Ok(ids.unwrap_or_default())
             }
             None => self.encode_ordinary(text),
         }
@@ -162,9 +177,14 @@ impl CoreBpe {
             return self
                 .units_in_turn(units, disallowed, out, |part, scratch, out| self.encode_segment(part, out, scratch));
         }
-        let parts =
-            self.units_parallel(units, disallowed, threads, |part, scratch| self.encode_with(part, None, scratch))?;
-        Ok(parts.map(|p| concat(p, threads)))
+        let Some(ranges) = self.unit_parts(units, disallowed, threads) else { return Ok(None) };
+        // Room for a token per character, as above.
+        parallel_map_join(&ranges, threads, (units.len() + 1).min(1 << 26), |(scratch, buf), &range| {
+            match part_utf8(units, range, disallowed, buf) {
+                Some(part) => self.encode_with(part, None, scratch).map(Some),
+                None => Ok(None),
+            }
+        })
     }
 
     /// `count` (ordinary text) of a text given as code units, as `encode_units` encodes it
@@ -229,20 +249,29 @@ impl CoreBpe {
         threads: usize,
         f: impl Fn(&str, &mut Scratch) -> Result<T, CoreError> + Sync,
     ) -> Result<Option<Vec<T>>, CoreError> {
-        // Units, not bytes: the parts are a little smaller than for the same text in UTF-8.
-        let Some(n_parts) = self.part_count(units.len(), threads).filter(|_| !disallowed.is_some_and(spans_cut)) else {
-            return Ok(None);
-        };
-        let cuts = safe_cuts_units(units, n_parts);
-        let ranges: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
-        let parts = parallel_map_with(&ranges, threads, |(scratch, buf): &mut (Scratch, String), &(a, b)| {
-            buf.clear();
-            if push_utf8(units.slice(a, b), buf).is_err() || disallowed.is_some_and(|d| d.find_token(buf).is_some()) {
-                return Ok(None);
-            }
-            f(buf, scratch).map(Some)
-        })?;
+        let Some(ranges) = self.unit_parts(units, disallowed, threads) else { return Ok(None) };
+        let parts =
+            parallel_map_with(&ranges, threads, |(scratch, buf): &mut (Scratch, String), &range| {
+                match part_utf8(units, range, disallowed, buf) {
+                    Some(part) => f(part, scratch).map(Some),
+                    None => Ok(None),
+                }
+            })?;
         Ok(parts.into_iter().collect())
+    }
+
+    /// The ranges of units that the parallel paths of `encode_units` and `count_units` cut a
+    /// text into, or `None` (see `encode_units`).
+    fn unit_parts(
+        &self,
+        units: Units<'_>,
+        disallowed: Option<&SpecialMatcher>,
+        threads: usize,
+    ) -> Option<Vec<(usize, usize)>> {
+        // Units, not bytes: the parts are a little smaller than for the same text in UTF-8.
+        let n_parts = self.part_count(units.len(), threads).filter(|_| !disallowed.is_some_and(spans_cut))?;
+        let cuts = safe_cuts_units(units, n_parts);
+        Some(cuts.windows(2).map(|w| (w[0], w[1])).collect())
     }
 
     /// The parts `encode_ordinary_parallel` encodes separately, or `None` to encode `text`
