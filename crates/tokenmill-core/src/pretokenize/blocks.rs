@@ -1,5 +1,5 @@
 //! The pieces of plain ASCII text 64 bytes at a time, for the cl100k-like patterns (cl100k,
-//! llama3, qwen2) and o200k: a block's piece starts are computed at once from bit masks of its
+//! llama3, qwen2), o200k and r50k (GPT-2's, also p50k's): a block's piece starts are computed at once from bit masks of its
 //! byte classes, with no branch per piece on what kind of piece it is.
 //!
 //! Why: the hand-written matchers (`fast`) decide each piece's alternative with a few
@@ -38,10 +38,14 @@
 //! byte after it starts a piece; a second one right after it is left to the matcher); and
 //! punctuation's piece takes `[\r\n/]*` after it.
 //!
+//! r50k has simpler rules (see `block`): the space before a word, a number or punctuation
+//! goes with it (` ?`), contractions are lower case only, a number is any run of digits,
+//! punctuation takes no newline after it, and a run of whitespace is `\s+(?!\S)|\s+`.
+//!
 //! Two-byte cased letters (`é`, `Ä`, `ж`, `Ω`: lower or upper case only, see
 //! `two_byte_letters`) are plain too: each is two letter bytes of its case.
 //!
-//! What it does not do: r50k or DeepSeek V3, or any byte that is not plain;
+//! What it does not do: DeepSeek V3, or any byte that is not plain;
 //! off x86-64 it is not compiled (the matchers do all the work).
 
 use super::unicode::{Tables, CL_L, CL_U, CL_W};
@@ -52,11 +56,11 @@ use super::unicode::{Tables, CL_L, CL_U, CL_W};
 /// after at least one piece, where `next` is the start of the first piece not emitted and the
 /// block path should not be tried again before `resume` (past the first byte that is not
 /// plain); `Err(resume)` when no piece could be emitted. `ONE_DIGIT`: qwen2's `\p{N}` (a
-/// piece per digit) for `\p{N}{1,3}`. `AVX512`: the byte classes on AVX-512BW, for callers
+/// piece per digit) for `\p{N}{1,3}`. `O200K`, `R50K`: those patterns' rules. `AVX512`: the byte classes on AVX-512BW, for callers
 /// compiled for it that checked that the CPU has it (`fast::pieces_blocks_avx512`); SSE2
 /// otherwise.
 #[inline(always)]
-pub(super) fn block<const ONE_DIGIT: bool, const O200K: bool, const AVX512: bool>(
+pub(super) fn block<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const AVX512: bool>(
     t: &Tables,
     b: &[u8],
     pos: usize,
@@ -75,14 +79,16 @@ pub(super) fn block<const ONE_DIGIT: bool, const O200K: bool, const AVX512: bool
     if hi != 0 {
         two_byte_letters(t, &b[pos..pos + 65], hi, &mut l, &mut up);
     }
-    // Contractions: an apostrophe before `[sdmt]` (c1) or `ll|ve|re` (c2), in any case. Rare
-    // enough (a few per block of code, fewer in prose) to look at byte by byte.
+    // Contractions: an apostrophe before `[sdmt]` (c1) or `ll|ve|re` (c2), in any case (r50k:
+    // lower case only). Rare enough (a few per block of code, fewer in prose) to look at byte
+    // by byte.
     let (mut c1, mut c2, mut m) = (0u64, 0u64, ap);
+    let fold = if R50K { 0 } else { 0x20 };
     while m != 0 {
         let i = m.trailing_zeros() as usize;
         m &= m - 1;
         // Lowercased; `| 0x20` maps no other byte onto these letters.
-        let (n1, n2) = (b[pos + i + 1] | 0x20, b[pos + i + 2] | 0x20);
+        let (n1, n2) = (b[pos + i + 1] | fold, b[pos + i + 2] | fold);
         if matches!(n1, b's' | b'd' | b'm' | b't') {
             c1 |= 1 << i;
         } else if matches!((n1, n2), (b'l', b'l') | (b'v', b'e') | (b'r', b'e')) {
@@ -100,7 +106,14 @@ pub(super) fn block<const ONE_DIGIT: bool, const O200K: bool, const AVX512: bool
         group = (group & next(d, false) & next(next(d, false), false) & next(next(next(d, false), false), false)) << 3;
         digit_starts |= group;
     }
-    let (digit_starts, long_digits) = if ONE_DIGIT { (d, 0) } else { (digit_starts & !group, group) };
+    let (digit_starts, long_digits) = if R50K {
+        // ` ?\p{N}+`: a run of any length, with the space before it.
+        (ds & !prev(sp), 0)
+    } else if ONE_DIGIT {
+        (d, 0)
+    } else {
+        (digit_starts & !group, group)
+    };
     // o200k: a contraction right after another one's letters (`'t's`) is not that word's
     // (a word has one), but the end of a word starting at its `'`: left to the matcher.
     let chained = if O200K {
@@ -130,33 +143,43 @@ pub(super) fn block<const ONE_DIGIT: bool, const O200K: bool, const AVX512: bool
     // spaces after that, the first and the last start pieces (`\s+(?!\S)`, then the one that
     // goes with what follows).
     let w = sp | nl;
-    let absorbed = if O200K { fill(nl | slash, nl & prev(o)) } else { fill(nl, nl & prev(o)) };
-    let run_start = w & !absorbed & (!prev(w) | prev(absorbed));
-    let nl_ahead = fill(w.reverse_bits(), nl.reverse_bits()).reverse_bits();
-    let tail_start = sp & (prev(nl) | run_start) & !nl_ahead;
-    let last_space = sp & !next(w, spx || matches!(b[pos + 64], b'\n' | b'\r'));
-    // Per pattern: the contractions that count (`ct`), and where words and runs of `O` start
-    // (an `A` starts the word after it).
-    let (ct, words, puncts) = if O200K {
-        // o200k: a word is `U*L+` or `U+L*` (ASCII: upper then lower case letters), so a run
-        // of letters splits where a lowercase letter is followed by an uppercase one; a
-        // contraction is the optional end of the word it follows, and the byte after it
-        // starts a piece; `/` after punctuation's newlines belongs to its piece.
-        let ct = (c1 | c2) & prev(l);
-        let in_ct = prev(ct) | prev(prev(ct & c2));
-        let o_eff = o & !absorbed & !ct;
-        let a = o_eff & !prev(o_eff) & next(l, lx) & !prev(sp);
-        let words = (l & !prev(l) & !prev(sp) & !prev(a) & !in_ct) | (up & prev(l & !up) & !in_ct);
-        (ct, words, a | (o_eff & !prev(o_eff) & !a & !prev(sp)))
-    } else {
-        // A contraction where an `O` piece may start (not inside a run of `O`, not after a
-        // space).
+    let (ct, words, puncts, runs) = if R50K {
+        // r50k: ` ?\p{L}+`, ` ?\p{N}+` and ` ?[^\s\p{L}\p{N}]+` take one space before them,
+        // punctuation takes no newline after it, and whitespace is `\s+(?!\S)|\s+`: a run
+        // starts a piece, and so does its last byte (a space goes with what follows it; a
+        // newline is a piece of its own); a run of one byte is one piece.
         let ct = (c1 | c2) & !prev(o) & !prev(sp);
-        let a = o & !prev(o) & !next(o, ox) & next(l, lx) & !prev(sp);
-        (ct, l & !prev(l) & !prev(sp) & !prev(a) & !prev(ct), a | (o & !prev(o) & !a & !prev(sp)))
+        let runs = (w & !prev(w)) | (w & !next(w, false));
+        (ct, l & !prev(l) & !prev(sp) & !prev(ct), o & !prev(o) & !prev(sp), runs)
+    } else {
+        let absorbed = if O200K { fill(nl | slash, nl & prev(o)) } else { fill(nl, nl & prev(o)) };
+        let run_start = w & !absorbed & (!prev(w) | prev(absorbed));
+        let nl_ahead = fill(w.reverse_bits(), nl.reverse_bits()).reverse_bits();
+        let tail_start = sp & (prev(nl) | run_start) & !nl_ahead;
+        let last_space = sp & !next(w, spx || matches!(b[pos + 64], b'\n' | b'\r'));
+        // Per pattern: the contractions that count (`ct`), and where words and runs of `O`
+        // start (an `A` starts the word after it).
+        let (ct, words, puncts) = if O200K {
+            // o200k: a word is `U*L+` or `U+L*` (ASCII: upper then lower case letters), so a
+            // run of letters splits where a lowercase letter is followed by an uppercase one;
+            // a contraction is the optional end of the word it follows, and the byte after it
+            // starts a piece; `/` after punctuation's newlines belongs to its piece.
+            let ct = (c1 | c2) & prev(l);
+            let in_ct = prev(ct) | prev(prev(ct & c2));
+            let o_eff = o & !absorbed & !ct;
+            let a = o_eff & !prev(o_eff) & next(l, lx) & !prev(sp);
+            let words = (l & !prev(l) & !prev(sp) & !prev(a) & !in_ct) | (up & prev(l & !up) & !in_ct);
+            (ct, words, a | (o_eff & !prev(o_eff) & !a & !prev(sp)))
+        } else {
+            // A contraction where an `O` piece may start (not inside a run of `O`, not after a
+            // space).
+            let ct = (c1 | c2) & !prev(o) & !prev(sp);
+            let a = o & !prev(o) & !next(o, ox) & next(l, lx) & !prev(sp);
+            (ct, l & !prev(l) & !prev(sp) & !prev(a) & !prev(ct), a | (o & !prev(o) & !a & !prev(sp)))
+        };
+        (ct, words, puncts, run_start | tail_start | last_space)
     };
-    let starts =
-        1 | words | puncts | run_start | tail_start | last_space | ((c1 & ct) << 2) | ((c2 & ct) << 3) | digit_starts;
+    let starts = 1 | words | puncts | runs | ((c1 & ct) << 2) | ((c2 & ct) << 3) | digit_starts;
     // A start at s depends on the bytes s - 4 ..= s + 2, and one in a run of whitespace on the
     // whole run: trusted up to k - 3 (bit 63 at most), and not past the start of a run of
     // whitespace that reaches the block's last trusted byte.

@@ -130,7 +130,6 @@ impl KnownPattern {
     pub fn for_each_piece_into<S: PieceSink>(self, text: &str, sink: &mut S) {
         let t = tables();
         match self {
-            KnownPattern::R50k => pieces(t, text, sink, |t, b, p| r50k(t, b, p)),
             KnownPattern::DeepSeekV3 => pieces(t, text, sink, |t, b, p| deepseek_v3(t, b, p)),
             _ => {
                 #[cfg(target_arch = "x86_64")]
@@ -206,32 +205,36 @@ unsafe fn pieces_blocks_avx512<S: PieceSink>(kind: KnownPattern, t: &Tables, tex
 }
 
 /// The piece loop of a pattern whose plain ASCII goes 64 bytes at a time through
-/// `blocks::block` (cl100k, o200k, llama3, qwen2), with the block classifier on AVX-512BW or
+/// `blocks::block` (cl100k, o200k, llama3, qwen2, r50k), with the block classifier on AVX-512BW or
 /// SSE2.
 #[inline(always)]
 #[allow(clippy::redundant_closure)] // See `for_each_piece_into`.
 fn pieces_with_blocks<const AVX512: bool, S: PieceSink>(kind: KnownPattern, t: &Tables, text: &str, sink: &mut S) {
     match kind {
-        KnownPattern::Cl100k => {
-            pieces_blocks::<false, false, AVX512, _, _>(t, text, sink, |t, b, p| cl100k_like::<false, false>(t, b, p))
+        KnownPattern::Cl100k => pieces_blocks::<false, false, false, AVX512, _, _>(t, text, sink, |t, b, p| {
+            cl100k_like::<false, false>(t, b, p)
+        }),
+        KnownPattern::O200k => {
+            pieces_blocks::<false, true, false, AVX512, _, _>(t, text, sink, |t, b, p| o200k(t, b, p))
         }
-        KnownPattern::O200k => pieces_blocks::<false, true, AVX512, _, _>(t, text, sink, |t, b, p| o200k(t, b, p)),
-        KnownPattern::Llama3 => {
-            pieces_blocks::<false, false, AVX512, _, _>(t, text, sink, |t, b, p| cl100k_like::<true, false>(t, b, p))
-        }
-        KnownPattern::Qwen2 => {
-            pieces_blocks::<true, false, AVX512, _, _>(t, text, sink, |t, b, p| cl100k_like::<true, true>(t, b, p))
-        }
-        KnownPattern::R50k | KnownPattern::DeepSeekV3 => unreachable!("{kind:?} has no block path"),
+        KnownPattern::Llama3 => pieces_blocks::<false, false, false, AVX512, _, _>(t, text, sink, |t, b, p| {
+            cl100k_like::<true, false>(t, b, p)
+        }),
+        KnownPattern::Qwen2 => pieces_blocks::<true, false, false, AVX512, _, _>(t, text, sink, |t, b, p| {
+            cl100k_like::<true, true>(t, b, p)
+        }),
+        KnownPattern::R50k => pieces_blocks::<false, false, true, AVX512, _, _>(t, text, sink, |t, b, p| r50k(t, b, p)),
+        KnownPattern::DeepSeekV3 => unreachable!("{kind:?} has no block path"),
     }
 }
 
-/// `pieces` for the cl100k-like patterns and o200k: runs of plain ASCII go 64 bytes at a time
+/// `pieces` for the cl100k-like patterns, o200k and r50k: runs of plain ASCII go 64 bytes at a time
 /// through `blocks::block` (the same pieces, see there), the rest through `next`.
 #[inline(always)]
 fn pieces_blocks<
     const ONE_DIGIT: bool,
     const O200K: bool,
+    const R50K: bool,
     const AVX512: bool,
     S: PieceSink,
     N: Fn(&Tables, &[u8], usize) -> usize,
@@ -249,7 +252,7 @@ fn pieces_blocks<
         let (mut pos, mut resume) = (0, 0);
         while pos < b.len() {
             if pos >= resume {
-                match super::blocks::block::<ONE_DIGIT, O200K, AVX512>(t, b, pos, |s, e| sink.piece(s, e)) {
+                match super::blocks::block::<ONE_DIGIT, O200K, R50K, AVX512>(t, b, pos, |s, e| sink.piece(s, e)) {
                     Ok((next, r)) => {
                         (pos, resume) = (next, r);
                         continue;
@@ -1391,7 +1394,13 @@ mod tests {
         for _ in 0..n {
             let len = (next() % 400) as usize;
             let text: String = (0..len).map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize]).collect();
-            for kind in [KnownPattern::Cl100k, KnownPattern::O200k, KnownPattern::Llama3, KnownPattern::Qwen2] {
+            for kind in [
+                KnownPattern::R50k,
+                KnownPattern::Cl100k,
+                KnownPattern::O200k,
+                KnownPattern::Llama3,
+                KnownPattern::Qwen2,
+            ] {
                 let mut got = Vec::new();
                 kind.for_each_piece(&text, |s, e| got.push((s, e)));
                 assert_eq!(got, pieces_sse2(kind, &text), "{kind:?} on {text:?} (AVX-512: {avx512})");
