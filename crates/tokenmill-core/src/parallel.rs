@@ -142,7 +142,7 @@ where
     let join = std::sync::Mutex::new(Join { out, parked: (0..items.len()).map(|_| None).collect(), next: 0 });
     let next = AtomicUsize::new(0);
     // An item's error or `None`, by item number.
-    let failed: Vec<(usize, Option<CoreError>)> = std::thread::scope(|s| {
+    let mut failed: Vec<(usize, Option<CoreError>)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(|| {
@@ -189,7 +189,6 @@ where
             })
             .collect()
     });
-    let mut failed = failed;
     failed.sort_by_key(|(i, _)| *i);
     if let Some(e) = failed.iter_mut().find_map(|(_, e)| e.take()) {
         return Err(e);

@@ -1,6 +1,7 @@
 //! The pieces of plain ASCII text 64 bytes at a time, for the cl100k-like patterns (cl100k,
-//! llama3, qwen2), o200k and r50k (GPT-2's, also p50k's): a block's piece starts are computed at once from bit masks of its
-//! byte classes, with no branch per piece on what kind of piece it is.
+//! llama3, qwen2), o200k and r50k (GPT-2's, also p50k's): a block's piece starts are
+//! computed at once from bit masks of its byte classes, with no branch per piece on what
+//! kind of piece it is.
 //!
 //! Why: the hand-written matchers (`fast`) decide each piece's alternative with a few
 //! data-dependent branches, and on prose the kind of the next piece (a word, a word after a
@@ -51,14 +52,14 @@
 use super::unicode::{Tables, CL_L, CL_U, CL_W};
 
 /// The pieces of `b` from `pos` (a piece start) found in one block (`t`: the class tables,
-/// for the block's two-byte letters): `piece` receives every
-/// piece that ends at or before the block's last trusted start. Returns `Ok((next, resume))`
-/// after at least one piece, where `next` is the start of the first piece not emitted and the
-/// block path should not be tried again before `resume` (past the first byte that is not
-/// plain); `Err(resume)` when no piece could be emitted. `ONE_DIGIT`: qwen2's `\p{N}` (a
-/// piece per digit) for `\p{N}{1,3}`. `O200K`, `R50K`: those patterns' rules. `AVX512`: the byte classes on AVX-512BW, for callers
-/// compiled for it that checked that the CPU has it (`fast::pieces_blocks_avx512`); SSE2
-/// otherwise.
+/// for the block's two-byte letters): `piece` receives every piece that ends at or before
+/// the block's last trusted start. Returns `Ok((next, resume))` after at least one piece,
+/// where `next` is the start of the first piece not emitted and the block path should not be
+/// tried again before `resume` (past the first byte that is not plain); `Err(resume)` when
+/// no piece could be emitted. `ONE_DIGIT`: qwen2's `\p{N}` (a piece per digit) for
+/// `\p{N}{1,3}`. `O200K`, `R50K`: those patterns' rules. `AVX512`: the byte classes on
+/// AVX-512BW, for callers compiled for it that checked that the CPU has it
+/// (`fast::pieces_blocks_avx512`); SSE2 otherwise.
 #[inline(always)]
 pub(super) fn block<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const AVX512: bool>(
     t: &Tables,
@@ -137,11 +138,9 @@ pub(super) fn block<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, 
     if k < 4 {
         return Err(resume);
     }
-    // Whitespace: runs of spaces and newlines (`w`). The newlines right after punctuation
-    // belong to its piece (`[\r\n]*`; o200k: `[\r\n/]*`); a run starts a piece after them or
-    // after anything else; in it, a piece ends at its last newline (`\s*[\r\n]`), and of the
-    // spaces after that, the first and the last start pieces (`\s+(?!\S)`, then the one that
-    // goes with what follows).
+    // Whitespace: runs of spaces and newlines (`w`). Per pattern: where runs of whitespace
+    // start pieces (`runs`), the contractions that count (`ct`), and where words and runs of
+    // `O` start.
     let w = sp | nl;
     let (ct, words, puncts, runs) = if R50K {
         // r50k: ` ?\p{L}+`, ` ?\p{N}+` and ` ?[^\s\p{L}\p{N}]+` take one space before them,
@@ -152,13 +151,16 @@ pub(super) fn block<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, 
         let runs = (w & !prev(w)) | (w & !next(w, false));
         (ct, l & !prev(l) & !prev(sp) & !prev(ct), o & !prev(o) & !prev(sp), runs)
     } else {
+        // The newlines right after punctuation belong to its piece (`[\r\n]*`; o200k:
+        // `[\r\n/]*`); a run starts a piece after them or after anything else; in it, a piece
+        // ends at its last newline (`\s*[\r\n]`), and of the spaces after that, the first and
+        // the last start pieces (`\s+(?!\S)`, then the one that goes with what follows).
         let absorbed = if O200K { fill(nl | slash, nl & prev(o)) } else { fill(nl, nl & prev(o)) };
         let run_start = w & !absorbed & (!prev(w) | prev(absorbed));
         let nl_ahead = fill(w.reverse_bits(), nl.reverse_bits()).reverse_bits();
         let tail_start = sp & (prev(nl) | run_start) & !nl_ahead;
         let last_space = sp & !next(w, spx || matches!(b[pos + 64], b'\n' | b'\r'));
-        // Per pattern: the contractions that count (`ct`), and where words and runs of `O`
-        // start (an `A` starts the word after it).
+        // An `A` starts the word after it.
         let (ct, words, puncts) = if O200K {
             // o200k: a word is `U*L+` or `U+L*` (ASCII: upper then lower case letters), so a
             // run of letters splits where a lowercase letter is followed by an uppercase one;

@@ -5,9 +5,9 @@
 //! o200k; their strings are in `patterns`, the one copy) and common Hugging Face split regexes
 //! (Llama 3, Qwen2) get hand-written matchers (`fast`, on the Unicode tables of `unicode`),
 //! because a general backtracking regex is where peers spend most of their time; on x86-64 the
-//! cl100k-like ones, o200k and r50k split runs of plain ASCII 64 bytes at a time (`blocks`). Any other
-//! pattern runs on a lazy DFA (`dfa`) when it can: no look-around but the usual `\s+(?!\S)`
-//! alternative, which it handles by hand. The rest runs on `fancy_regex`, the engine tiktoken
+//! cl100k-like ones, o200k and r50k split runs of plain ASCII 64 bytes at a time (`blocks`).
+//! Any other pattern runs on a lazy DFA (`dfa`) when it can: no look-around but the usual
+//! `\s+(?!\S)` alternative, which it handles by hand. The rest runs on `fancy_regex`, the engine tiktoken
 //! uses, so custom patterns keep tiktoken's semantics. One matcher stands for no single regex:
 //! `KnownPattern::DeepSeekV3` gives the pieces of DeepSeek V3's sequence of three `Isolated`
 //! splits (each split running inside the pieces of the one before), which `hf::fast` selects
