@@ -925,7 +925,7 @@ fn hand_picked_cases() {
     }
 }
 
-/// The word-wide scans (eight bytes at a time) of letters and spaces: every ASCII byte and a few non-ASCII
+/// The word-wide scans (eight bytes at a time) of letters, spaces and tabs: every ASCII byte and a few non-ASCII
 /// characters at every offset of the first two words of an ASCII word of either case, and words
 /// of mixed case, run against the regex engine.
 #[test]
@@ -945,13 +945,16 @@ fn word_wide_letter_scans_stop_at_every_byte() {
             }
         }
     }
-    // Space runs (scanned eight at a time) of every length up to 20, around what ends them.
+    // Space and tab runs (scanned eight at a time) of every length up to 20, around what ends
+    // them, and runs of the two mixed.
     for k in 0..20 {
-        let run = " ".repeat(k);
-        for end in ["", "x", "\n", "\n  x", "\t", "\u{a0}", "\u{3000}x", "!", "1", "\r\n"] {
-            for lead in ["", "\n", "x", "\t"] {
-                inputs.push(format!("{lead}{run}{end}"));
-                inputs.push(format!("{lead}{run}{end}{run}y"));
+        for unit in [" ", "\t", " \t", "\t\t "] {
+            let run = unit.repeat(k);
+            for end in ["", "x", "\n", "\n  x", "\t", " ", "\u{a0}", "\u{3000}x", "!", "1", "\r\n"] {
+                for lead in ["", "\n", "x", "\t", " "] {
+                    inputs.push(format!("{lead}{run}{end}"));
+                    inputs.push(format!("{lead}{run}{end}{run}y"));
+                }
             }
         }
     }

@@ -132,9 +132,12 @@ pub(super) fn block<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, 
         64 => 66,
         k => k,
     };
-    // Past the first byte that is not plain; past 32 more when it is not ASCII, where more of
-    // its kind tend to follow (a failed try costs about as much as a piece's branches).
-    let resume = pos + k + 1 + if k < 64 && b[pos + k] >= 0x80 { 31 } else { 0 };
+    // Past the first byte that is not plain; past 32 more when it is not ASCII, a tenth digit
+    // or an o200k chained contraction, where more of its kind tend to follow (a failed try
+    // costs about as much as a piece's branches; `"'s" * n` in o200k, a chained contraction
+    // every four bytes, tried the block at every piece).
+    let far = k < 64 && (b[pos + k] >= 0x80 || (long_digits | chained) >> k & 1 == 1);
+    let resume = pos + k + 1 + if far { 31 } else { 0 };
     if k < 4 {
         return Err(resume);
     }

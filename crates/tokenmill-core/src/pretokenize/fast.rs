@@ -352,15 +352,22 @@ fn letters_end(t: &Tables, b: &[u8], i: usize) -> usize {
 /// The first position from `i` whose byte is not a space (0x20), or the end; eight bytes at a
 /// time.
 #[inline(always)]
-fn spaces_end(b: &[u8], mut i: usize) -> usize {
+fn spaces_end(b: &[u8], i: usize) -> usize {
+    byte_run_end(b, i, b' ')
+}
+
+/// The first position from `i` whose byte is not `c`, or the end; eight bytes at a time.
+#[inline(always)]
+fn byte_run_end(b: &[u8], mut i: usize, c: u8) -> usize {
+    let all = u64::from_ne_bytes([c; 8]);
     while let Some(w) = b.get(i..i + 8) {
-        let x = u64::from_le_bytes(w.try_into().unwrap_or_default()) ^ 0x2020_2020_2020_2020;
+        let x = u64::from_le_bytes(w.try_into().unwrap_or_default()) ^ all;
         if x != 0 {
             return i + (x.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
-    while i < b.len() && b[i] == b' ' {
+    while i < b.len() && b[i] == c {
         i += 1;
     }
     i
@@ -528,9 +535,9 @@ fn ws_run(t: &Tables, b: &[u8], pos: usize) -> (usize, usize, usize) {
     let mut last = pos;
     while i < n {
         let c = b[i];
-        if c == b' ' {
-            // Runs of spaces (indentation) eight at a time.
-            i = spaces_end(b, i + 1);
+        if c == b' ' || c == b'\t' {
+            // Runs of spaces or tabs (indentation) eight at a time.
+            i = byte_run_end(b, i + 1, c);
             last = i - 1;
         } else if c < 0x80 {
             if t.latin1[c as usize] & CL_S == 0 {
