@@ -134,10 +134,14 @@ impl KnownPattern {
             _ => {
                 #[cfg(target_arch = "x86_64")]
                 if has_avx512() {
+                    if has_vbmi() {
+                        // SAFETY: the CPU has the features `pieces_blocks_vbmi` is compiled for.
+                        return unsafe { pieces_blocks_vbmi(self, t, text, sink) };
+                    }
                     // SAFETY: the CPU has the features `pieces_blocks_avx512` is compiled for.
                     return unsafe { pieces_blocks_avx512(self, t, text, sink) };
                 }
-                pieces_with_blocks::<false, S>(self, t, text, sink)
+                pieces_with_blocks::<false, false, S>(self, t, text, sink)
             }
         }
     }
@@ -153,6 +157,13 @@ fn has_avx512() -> bool {
         && std::arch::is_x86_feature_detected!("bmi2")
         && std::arch::is_x86_feature_detected!("lzcnt")
         && std::arch::is_x86_feature_detected!("popcnt")
+}
+
+/// Whether the CPU also has what `pieces_blocks_vbmi` adds to `pieces_blocks_avx512`.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn has_vbmi() -> bool {
+    std::arch::is_x86_feature_detected!("avx512vbmi")
 }
 
 /// Receives the pieces of a text, in order. Why a trait besides closures: a sink's `piece`
@@ -201,7 +212,18 @@ fn pieces<S: PieceSink, N: Fn(&Tables, &[u8], usize) -> usize>(t: &Tables, text:
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,bmi1,bmi2,lzcnt,popcnt")]
 unsafe fn pieces_blocks_avx512<S: PieceSink>(kind: KnownPattern, t: &Tables, text: &str, sink: &mut S) {
-    pieces_with_blocks::<true, S>(kind, t, text, sink)
+    pieces_with_blocks::<true, false, S>(kind, t, text, sink)
+}
+
+/// `pieces_blocks_avx512` with a block's two-byte letters found on AVX-512 VBMI
+/// (`blocks::two_byte_letters_vbmi`), for the CPUs that have it (Ice Lake and later, Zen 4).
+///
+/// # Safety
+/// The CPU must have the features (`has_avx512` and `has_vbmi`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,avx512vbmi,bmi1,bmi2,lzcnt,popcnt")]
+unsafe fn pieces_blocks_vbmi<S: PieceSink>(kind: KnownPattern, t: &Tables, text: &str, sink: &mut S) {
+    pieces_with_blocks::<true, true, S>(kind, t, text, sink)
 }
 
 /// The piece loop of a pattern whose plain ASCII goes 64 bytes at a time through
@@ -209,21 +231,28 @@ unsafe fn pieces_blocks_avx512<S: PieceSink>(kind: KnownPattern, t: &Tables, tex
 /// SSE2.
 #[inline(always)]
 #[allow(clippy::redundant_closure)] // See `for_each_piece_into`.
-fn pieces_with_blocks<const AVX512: bool, S: PieceSink>(kind: KnownPattern, t: &Tables, text: &str, sink: &mut S) {
+fn pieces_with_blocks<const AVX512: bool, const VBMI: bool, S: PieceSink>(
+    kind: KnownPattern,
+    t: &Tables,
+    text: &str,
+    sink: &mut S,
+) {
     match kind {
-        KnownPattern::Cl100k => pieces_blocks::<false, false, false, AVX512, _, _>(t, text, sink, |t, b, p| {
+        KnownPattern::Cl100k => pieces_blocks::<false, false, false, AVX512, VBMI, _, _>(t, text, sink, |t, b, p| {
             cl100k_like::<false, false>(t, b, p)
         }),
         KnownPattern::O200k => {
-            pieces_blocks::<false, true, false, AVX512, _, _>(t, text, sink, |t, b, p| o200k(t, b, p))
+            pieces_blocks::<false, true, false, AVX512, VBMI, _, _>(t, text, sink, |t, b, p| o200k(t, b, p))
         }
-        KnownPattern::Llama3 => pieces_blocks::<false, false, false, AVX512, _, _>(t, text, sink, |t, b, p| {
+        KnownPattern::Llama3 => pieces_blocks::<false, false, false, AVX512, VBMI, _, _>(t, text, sink, |t, b, p| {
             cl100k_like::<true, false>(t, b, p)
         }),
-        KnownPattern::Qwen2 => pieces_blocks::<true, false, false, AVX512, _, _>(t, text, sink, |t, b, p| {
+        KnownPattern::Qwen2 => pieces_blocks::<true, false, false, AVX512, VBMI, _, _>(t, text, sink, |t, b, p| {
             cl100k_like::<true, true>(t, b, p)
         }),
-        KnownPattern::R50k => pieces_blocks::<false, false, true, AVX512, _, _>(t, text, sink, |t, b, p| r50k(t, b, p)),
+        KnownPattern::R50k => {
+            pieces_blocks::<false, false, true, AVX512, VBMI, _, _>(t, text, sink, |t, b, p| r50k(t, b, p))
+        }
         KnownPattern::DeepSeekV3 => unreachable!("{kind:?} has no block path"),
     }
 }
@@ -236,6 +265,7 @@ fn pieces_blocks<
     const O200K: bool,
     const R50K: bool,
     const AVX512: bool,
+    const VBMI: bool,
     S: PieceSink,
     N: Fn(&Tables, &[u8], usize) -> usize,
 >(
@@ -252,7 +282,7 @@ fn pieces_blocks<
         let (mut pos, mut resume) = (0, 0);
         while pos < b.len() {
             if pos >= resume {
-                match super::blocks::block::<ONE_DIGIT, O200K, R50K, AVX512>(t, b, pos, |s, e| sink.piece(s, e)) {
+                match super::blocks::block::<ONE_DIGIT, O200K, R50K, AVX512, VBMI>(t, b, pos, |s, e| sink.piece(s, e)) {
                     Ok((next, r)) => {
                         (pos, resume) = (next, r);
                         continue;
@@ -1381,13 +1411,13 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     fn pieces_sse2(kind: KnownPattern, text: &str) -> Vec<(usize, usize)> {
         let mut v = Vec::new();
-        pieces_with_blocks::<false, _>(kind, tables(), text, &mut FnSink(|s, e| v.push((s, e))));
+        pieces_with_blocks::<false, false, _>(kind, tables(), text, &mut FnSink(|s, e| v.push((s, e))));
         v
     }
 
     #[test]
     #[cfg(target_arch = "x86_64")]
-    fn the_sse2_and_avx512_piece_loops_give_the_same_pieces() {
+    fn the_sse2_avx512_and_vbmi_piece_loops_give_the_same_pieces() {
         // Mostly plain ASCII (the block path's bytes), with now and then a byte that ends a
         // block early or a two-byte character (a letter of either case, or not a cased
         // letter); long enough for many blocks per text.
@@ -1397,7 +1427,7 @@ mod tests {
         ];
         let mut next = crate::testing::xorshift(0x2545_F491_4F6C_DD1D);
         let n = if cfg!(debug_assertions) { 300 } else { 3000 };
-        let avx512 = has_avx512();
+        let (avx512, vbmi) = (has_avx512(), has_avx512() && has_vbmi());
         for _ in 0..n {
             let len = (next() % 400) as usize;
             let text: String = (0..len).map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize]).collect();
@@ -1408,9 +1438,17 @@ mod tests {
                 KnownPattern::Llama3,
                 KnownPattern::Qwen2,
             ] {
+                let want = pieces_sse2(kind, &text);
                 let mut got = Vec::new();
                 kind.for_each_piece(&text, |s, e| got.push((s, e)));
-                assert_eq!(got, pieces_sse2(kind, &text), "{kind:?} on {text:?} (AVX-512: {avx512})");
+                assert_eq!(got, want, "{kind:?} on {text:?} (AVX-512: {avx512}, VBMI: {vbmi})");
+                if vbmi {
+                    // The AVX-512 loop without VBMI, which the dispatch above passed over.
+                    got.clear();
+                    // SAFETY: the CPU has AVX-512BW and the rest (`has_avx512`).
+                    unsafe { pieces_blocks_avx512(kind, tables(), &text, &mut FnSink(|s, e| got.push((s, e)))) };
+                    assert_eq!(got, want, "{kind:?} on {text:?} (AVX-512 without VBMI)");
+                }
             }
         }
     }
