@@ -336,6 +336,31 @@ fn long_runs_of_few_bytes_take_the_backtracking_path_exactly() {
 }
 
 #[test]
+fn long_runs_of_one_byte_take_the_run_table_exactly() {
+    // A long run of one ASCII byte skips `split_points` and `few_bytes` (`merge::one_byte_run`)
+    // and its search reads the longest token from a table by length (`TokenTrie::run`), not
+    // the trie: every ASCII byte, at lengths around the path's threshold and one much longer,
+    // against `merge_long`.
+    for name in ["o200k_base", "cl100k_base", "r50k_base"] {
+        let v = vocab(name);
+        for b in 0..128u8 {
+            for len in [8191, 8192, 8193 + b as usize, 20_011] {
+                let piece = vec![b; len];
+                let (mut got, mut want) = (Vec::new(), Vec::new());
+                encode_piece(&v, &piece, &mut got);
+                merge_long(&v, &piece, &mut want, &mut Default::default());
+                assert_eq!(got, want, "{name}: {len} of byte {b}");
+                // The search itself (`merge_backtrack` would hide a failed one by merging).
+                let set = few_bytes(&piece).expect("one byte");
+                let mut searched = Vec::new();
+                assert!(backtrack::encode(&v, &piece, &set, &mut searched, &mut Default::default()), "{name}: {b}");
+                assert_eq!(searched, want, "{name}: {len} of byte {b}");
+            }
+        }
+    }
+}
+
+#[test]
 fn parts_of_two_to_four_bytes_merge_as_from_bytes() {
     // Random letters of several scripts (the worst-case input `letters`) fall apart into
     // parts of one character or a few; parts of 2-4 bytes merge without the caches

@@ -46,6 +46,11 @@ pub struct TokenTrie {
     /// follow it (`CONTINUES`), or none (`ENDS`), or not known yet (0). Atomic because the
     /// trie is shared between threads; every thread computes the same value.
     follow: Vec<AtomicU8>,
+    /// When every token here is a run of one byte (the tries of long runs of one character:
+    /// spaces, tabs, `a`): entry `k` is the longest token of at most `k` bytes (`NONE` if
+    /// there is none), up to the longest token. `longest` then reads it instead of walking the
+    /// trie: a text searched here is a run of that byte. Empty otherwise.
+    run: Vec<Local>,
 }
 
 /// `TokenTrie::follow`: some token may follow this one.
@@ -62,6 +67,7 @@ impl Clone for TokenTrie {
             info: self.info.clone(),
             events: self.events.clone(),
             follow: self.follow.iter().map(|f| AtomicU8::new(f.load(Relaxed))).collect(),
+            run: self.run.clone(),
         }
     }
 }
@@ -77,6 +83,7 @@ impl TokenTrie {
             info: Vec::new(),
             events: Vec::new(),
             follow: Vec::new(),
+            run: Vec::new(),
         };
         let mut reachable = Vec::with_capacity(tokens.len());
         for &(r, bytes) in tokens {
@@ -96,6 +103,19 @@ impl TokenTrie {
                 node = trie.child_or_insert(Some(node), b);
             }
             trie.token[node as usize] = t as Local;
+        }
+        let one_byte = reachable.first().map(|b| b[0]);
+        if reachable.iter().all(|b| b.iter().all(|&x| Some(x) == one_byte)) {
+            let longest = reachable.iter().map(|b| b.len()).max().unwrap_or(0);
+            trie.run = vec![NONE; longest + 1];
+            for (t, bytes) in reachable.iter().enumerate() {
+                trie.run[bytes.len()] = t as Local;
+            }
+            for k in 1..trie.run.len() {
+                if trie.run[k] == NONE {
+                    trie.run[k] = trie.run[k - 1];
+                }
+            }
         }
         for (t, bytes) in reachable.iter().enumerate() {
             let mut node = trie.root[bytes[0] as usize];
@@ -125,6 +145,9 @@ impl TokenTrie {
     /// The longest token that `text` (non-empty) starts with.
     #[inline]
     pub fn longest(&self, text: &[u8]) -> Local {
+        if !self.run.is_empty() {
+            return self.run[text.len().min(self.run.len() - 1)];
+        }
         let mut node = self.root[text[0] as usize];
         let mut best = self.token[node as usize];
         for &b in &text[1..] {
