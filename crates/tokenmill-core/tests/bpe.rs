@@ -143,6 +143,31 @@ fn backtracking_equals_merging() {
 }
 
 #[test]
+fn backtracking_over_many_distinct_bytes_equals_merging() {
+    // Tries whose tokens use more than 16 distinct bytes walk a hash map of edges instead of
+    // the dense table of `TokenTrie` (the pieces `merge` sends here have at most 8, so only
+    // this test takes that walk); a run of one byte takes the table by length.
+    let alphabet = b"abcdefghijklmnopqrstu \n";
+    for seed in 0..40u64 {
+        let vocab = shuffled_vocab(seed, alphabet, 400);
+        let mut rng = Rng(seed + 11);
+        for round in 0..40 {
+            let len = 1 + rng.below(400);
+            let piece: Vec<u8> = match round % 4 {
+                0 => vec![alphabet[rng.below(alphabet.len())]; len],
+                1 => (0..len).map(|i| alphabet[i % 3]).collect(),
+                _ => (0..len).map(|_| alphabet[rng.below(alphabet.len())]).collect(),
+            };
+            let (mut want, mut got) = (Vec::new(), Vec::new());
+            merge_bytewise(&vocab, &piece, &mut want);
+            let found = backtrack::encode(&vocab, &piece, &[u64::MAX; 4], &mut got, &mut backtrack::Search::default());
+            assert!(found, "seed {seed} round {round}: no valid sequence found");
+            assert_eq!(got, want, "seed {seed} round {round}, piece {:?}", String::from_utf8_lossy(&piece));
+        }
+    }
+}
+
+#[test]
 fn min_tree_answers_like_a_scan() {
     let mut rng = Rng(77);
     for &n in &[1usize, 5, 32, 33, 1000, 1025, 40_000] {

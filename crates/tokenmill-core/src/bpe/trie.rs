@@ -51,7 +51,19 @@ pub struct TokenTrie {
     /// there is none), up to the longest token. `longest` then reads it instead of walking the
     /// trie: a text searched here is a run of that byte. Empty otherwise.
     run: Vec<Local>,
+    /// When the tokens here use at most `DENSE_BYTES` distinct bytes (the tries of long runs
+    /// of a few bytes: ` \n`, `\t `, `ab`): each byte's column (`NO_COLUMN` for bytes of no
+    /// token), and `node * columns + column` -> child node (`u32::MAX`: none), so that
+    /// `longest` reads an array instead of hashing at every step. Empty otherwise.
+    column: Vec<u8>,
+    columns: usize,
+    dense: Vec<u32>,
 }
+
+/// Tries whose tokens use at most this many distinct bytes get `TokenTrie::dense`.
+const DENSE_BYTES: usize = 16;
+/// `TokenTrie::column` of a byte that no token here holds.
+const NO_COLUMN: u8 = u8::MAX;
 
 /// `TokenTrie::follow`: some token may follow this one.
 pub const CONTINUES: u8 = 1;
@@ -68,6 +80,9 @@ impl Clone for TokenTrie {
             events: self.events.clone(),
             follow: self.follow.iter().map(|f| AtomicU8::new(f.load(Relaxed))).collect(),
             run: self.run.clone(),
+            column: self.column.clone(),
+            columns: self.columns,
+            dense: self.dense.clone(),
         }
     }
 }
@@ -84,6 +99,9 @@ impl TokenTrie {
             events: Vec::new(),
             follow: Vec::new(),
             run: Vec::new(),
+            column: Vec::new(),
+            columns: 0,
+            dense: Vec::new(),
         };
         let mut reachable = Vec::with_capacity(tokens.len());
         for &(r, bytes) in tokens {
@@ -116,6 +134,26 @@ impl TokenTrie {
                     trie.run[k] = trie.run[k - 1];
                 }
             }
+        }
+        let mut column = vec![NO_COLUMN; 256];
+        let mut columns = 0;
+        for &b in reachable.iter().flat_map(|b| b.iter()) {
+            if column[b as usize] == NO_COLUMN {
+                column[b as usize] = columns as u8;
+                columns += 1;
+                if columns > DENSE_BYTES {
+                    break;
+                }
+            }
+        }
+        if (1..=DENSE_BYTES).contains(&columns) {
+            trie.dense = vec![u32::MAX; trie.token.len() * columns];
+            for (&edge, &child) in &trie.edges {
+                let (node, b) = ((edge >> 8) as usize, edge as u8);
+                trie.dense[node * columns + column[b as usize] as usize] = child;
+            }
+            trie.column = column;
+            trie.columns = columns;
         }
         for (t, bytes) in reachable.iter().enumerate() {
             let mut node = trie.root[bytes[0] as usize];
@@ -150,6 +188,24 @@ impl TokenTrie {
         }
         let mut node = self.root[text[0] as usize];
         let mut best = self.token[node as usize];
+        if !self.dense.is_empty() {
+            let columns = self.columns;
+            for &b in &text[1..] {
+                let c = self.column[b as usize];
+                if c == NO_COLUMN {
+                    break;
+                }
+                match self.dense[node as usize * columns + c as usize] {
+                    u32::MAX => break,
+                    child => node = child,
+                }
+                let t = self.token[node as usize];
+                if t != NONE {
+                    best = t;
+                }
+            }
+            return best;
+        }
         for &b in &text[1..] {
             match self.edges.get(&((node as u64) << 8 | b as u64)) {
                 Some(&child) => node = child,
