@@ -55,6 +55,7 @@ INPUTS = {
     "digits": ('"0"*n (split into 3-digit pieces)', lambda n, toks: "0" * n),
     "spaces": ('" "*(n-1) + "x"', lambda n, toks: " " * (n - 1) + "x"),
     "tabs": ('"\\t"*(n-1) + "x"', lambda n, toks: "\t" * (n - 1) + "x"),
+    "space_nl": ('" \\n"*((n-1)//2) + "x"', lambda n, toks: " \n" * ((n - 1) // 2) + "x"),
     "caret": ('"^"*n', lambda n, toks: "^" * n),
     "'s": ('"\'s"*(n//2)', lambda n, toks: "'s" * (n // 2)),
     "newlines": ('"\\n"*n', lambda n, toks: "\n" * n),

@@ -440,6 +440,46 @@ fn one_call_of_random_letters_then_cjk_words_stays_exact() {
     }
 }
 
+#[test]
+fn one_call_of_random_words_then_prose_stays_exact() {
+    // Merged whole pieces stop being written to the caches in a call where they rarely come
+    // back (`merge::PieceWrites`: random identifiers, base64) and are written again later;
+    // the caches are still read meanwhile. The tokens must not change either way: one scratch
+    // (one call) over 40,000 random mixed-case words, then the words of English prose (many
+    // repeated), then random words again and prose again.
+    let alphabet: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+/0123456789";
+    let mut rng = Rng(0xB64);
+    let mut random = |n: usize| -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|_| {
+                let len = 3 + rng.below(12);
+                let mut w: Vec<u8> = (0..len).map(|_| alphabet[rng.below(alphabet.len())]).collect();
+                w[0] = b" +/"[rng.below(3)];
+                w
+            })
+            .collect()
+    };
+    let prose = read_text_file(&shared_data("the-verdict.txt")).expect("read the-verdict.txt");
+    let words: Vec<Vec<u8>> = prose.split_inclusive(' ').map(|w| format!(" {}", w.trim()).into_bytes()).collect();
+    let v = vocab("cl100k_base");
+    let mut scratch = Scratch::default();
+    let mut pieces = random(40_000);
+    pieces.extend(words.iter().cycle().take(60_000).cloned());
+    pieces.extend(random(40_000));
+    pieces.extend(words.iter().cycle().take(60_000).cloned());
+    let mut merged = 0;
+    for piece in pieces.iter().filter(|p| p.len() <= 15) {
+        let (mut got, mut want) = (Vec::new(), Vec::new());
+        encode_piece_with(&v, piece, &mut got, &mut scratch);
+        if v.rank(piece).is_none() {
+            merge_bytewise(&v, piece, &mut want);
+            assert_eq!(got, want, "{:?}", String::from_utf8_lossy(piece));
+            merged += 1;
+        }
+    }
+    assert!(merged > 60_000, "the test should merge many pieces ({merged})");
+}
+
 /// `split_points` by its rule, one boundary at a time, without the table of decisions for
 /// characters below U+0800 (`chars::PairCuts`) or the short reading of one- and two-byte
 /// characters.
