@@ -122,8 +122,10 @@ impl TokenTrie {
             }
             trie.token[node as usize] = t as Local;
         }
+        // Only the tries of a set of one byte are runs of one byte: every byte of a set is a
+        // token here (`Vocab::new` requires all 256), and a single byte is always reachable.
         let one_byte = reachable.first().map(|b| b[0]);
-        if reachable.iter().all(|b| b.iter().all(|&x| Some(x) == one_byte)) {
+        if one_byte.is_some() && reachable.iter().all(|b| b.iter().all(|&x| Some(x) == one_byte)) {
             let longest = reachable.iter().map(|b| b.len()).max().unwrap_or(0);
             trie.run = vec![NONE; longest + 1];
             for (t, bytes) in reachable.iter().enumerate() {
