@@ -136,6 +136,10 @@ FEW_BYTES = {
     "ideographic-space": lambda n: "\u3000" * (n // 3),
     "spaces-tabs": lambda n: "".join(" \t"[(i * 7 + i // 5) % 2] for i in range(n)),
     "letters-abc": lambda n: "".join("abc"[(i * i + 3 * i) % 3] for i in range(n)),
+    # Runs of two bytes in turn (A5's space-newline; a dense trie since session 35).
+    "space-newline": lambda n: (" \n" * n)[:n],
+    "ab": lambda n: ("ab" * n)[:n],
+    "crlf": lambda n: ("\r\n" * n)[:n],
 }
 
 
