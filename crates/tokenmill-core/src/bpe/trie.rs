@@ -58,10 +58,20 @@ pub struct TokenTrie {
     column: Vec<u8>,
     columns: usize,
     dense: Vec<u32>,
+    /// With `dense` and at most `FOLLOW_BY_TOKENS` tokens: entry `t * columns + column` is what
+    /// is known of the tokens that start with that column's byte and may follow `t` (as
+    /// `follow`, per first byte), and `first` each token's first byte. Empty otherwise.
+    follow_by: Vec<AtomicU8>,
+    first: Vec<u8>,
 }
 
 /// Tries whose tokens use at most this many distinct bytes get `TokenTrie::dense`.
 const DENSE_BYTES: usize = 16;
+/// Tries of at most this many tokens get `TokenTrie::follow_by`. Learning an entry that says
+/// "none" reads every token with that first byte: cheap for the tokens of a run of two or
+/// three bytes in turn (a few dozen), not for those of random text over eight letters
+/// (thousands), whose first passes ran at half speed with it.
+const FOLLOW_BY_TOKENS: usize = 256;
 /// `TokenTrie::column` of a byte that no token here holds.
 const NO_COLUMN: u8 = u8::MAX;
 
@@ -83,6 +93,8 @@ impl Clone for TokenTrie {
             column: self.column.clone(),
             columns: self.columns,
             dense: self.dense.clone(),
+            follow_by: self.follow_by.iter().map(|f| AtomicU8::new(f.load(Relaxed))).collect(),
+            first: self.first.clone(),
         }
     }
 }
@@ -102,6 +114,8 @@ impl TokenTrie {
             column: Vec::new(),
             columns: 0,
             dense: Vec::new(),
+            follow_by: Vec::new(),
+            first: Vec::new(),
         };
         let mut reachable = Vec::with_capacity(tokens.len());
         for &(r, bytes) in tokens {
@@ -156,6 +170,10 @@ impl TokenTrie {
             }
             trie.column = column;
             trie.columns = columns;
+            if reachable.len() <= FOLLOW_BY_TOKENS {
+                trie.follow_by = (0..reachable.len() * columns).map(|_| AtomicU8::new(0)).collect();
+                trie.first = reachable.iter().map(|b| b[0]).collect();
+            }
         }
         for (t, bytes) in reachable.iter().enumerate() {
             let mut node = trie.root[bytes[0] as usize];
@@ -242,6 +260,23 @@ impl TokenTrie {
     /// Number of tokens.
     pub fn n_tokens(&self) -> usize {
         self.follow.len()
+    }
+
+    /// What is known of the tokens starting with byte `b` that may follow `t` (`CONTINUES`,
+    /// `ENDS` or 0), if this trie keeps that (see `follow_by`).
+    #[inline]
+    pub fn follow_by(&self, t: Local, b: u8) -> Option<&AtomicU8> {
+        let c = *self.column.get(b as usize)?;
+        if c == NO_COLUMN {
+            return None;
+        }
+        self.follow_by.get(t as usize * self.columns + c as usize)
+    }
+
+    /// The first byte of token `t`, if this trie keeps it (see `follow_by`).
+    #[inline]
+    pub fn first(&self, t: Local) -> Option<u8> {
+        self.first.get(t as usize).copied()
     }
 
     /// What is known of the tokens that may follow `t` (`CONTINUES`, `ENDS` or 0).
