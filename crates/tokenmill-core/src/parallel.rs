@@ -5,6 +5,38 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::CoreError;
 
+/// The item numbers `0..n` that threads sharing one counter claim, one at a time, so that
+/// uneven items still balance: each thread iterates its own `Claims` over the same counter.
+struct Claims<'a> {
+    next: &'a AtomicUsize,
+    n: usize,
+}
+
+impl Iterator for Claims<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        (i < self.n).then_some(i)
+    }
+}
+
+/// Runs `work` on `threads` scoped threads (on this one when `threads` is 1) that claim the
+/// item numbers `0..n` between them; returns what each returned, `None` for a thread that
+/// panicked.
+fn on_threads<R: Send>(threads: usize, n: usize, work: impl Fn(Claims) -> R + Sync) -> Vec<Option<R>> {
+    let next = AtomicUsize::new(0);
+    let claims = || Claims { next: &next, n };
+    if threads <= 1 {
+        return vec![Some(work(claims()))];
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads).map(|_| s.spawn(|| work(claims()))).collect();
+        handles.into_iter().map(|h| h.join().ok()).collect()
+    })
+}
+
 /// Applies `f` to every item on up to `num_threads` threads, keeping the input order.
 /// Items are handed out one at a time, so uneven item sizes still balance.
 pub fn parallel_map<I: Sync, T: Send, F>(items: &[I], num_threads: usize, f: F) -> Result<Vec<T>, CoreError>
@@ -29,28 +61,13 @@ where
         let mut state = S::default();
         return items.iter().map(|item| f(&mut state, item)).collect();
     }
-    let next = AtomicUsize::new(0);
-    let results: Vec<Vec<(usize, Result<T, CoreError>)>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut state = S::default();
-                    let mut local = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= items.len() {
-                            break;
-                        }
-                        local.push((i, f(&mut state, &items[i])));
-                    }
-                    local
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+    let results = on_threads(threads, items.len(), |claims| {
+        let mut state = S::default();
+        claims.map(|i| (i, f(&mut state, &items[i]))).collect::<Vec<_>>()
     });
     let mut slots: Vec<Option<Result<T, CoreError>>> = (0..items.len()).map(|_| None).collect();
-    for local in results {
+    // (A thread that panicked leaves its items empty: reported below.)
+    for local in results.into_iter().flatten() {
         for (i, r) in local {
             slots[i] = Some(r);
         }
@@ -74,27 +91,16 @@ where
     F: Fn(&mut S, &I) -> Result<(), CoreError> + Sync,
 {
     let threads = num_threads.max(1).min(items.len().max(1));
-    let next = AtomicUsize::new(0);
-    let work = || -> Result<S, CoreError> {
+    on_threads(threads, items.len(), |claims| -> Result<S, CoreError> {
         let mut state = init();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= items.len() {
-                return Ok(state);
-            }
+        for i in claims {
             f(&mut state, &items[i])?;
         }
-    };
-    if threads == 1 {
-        return Ok(vec![work()?]);
-    }
-    std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads).map(|_| s.spawn(work)).collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(CoreError::Internal("a worker thread panicked".into()))))
-            .collect()
+        Ok(state)
     })
+    .into_iter()
+    .map(|r| r.unwrap_or_else(|| Err(CoreError::Internal("a worker thread panicked".into()))))
+    .collect()
 }
 
 /// `parallel_map_with` for items whose results are runs of one vector, joined in item order
@@ -140,55 +146,42 @@ where
         next: usize,
     }
     let join = std::sync::Mutex::new(Join { out, parked: (0..items.len()).map(|_| None).collect(), next: 0 });
-    let next = AtomicUsize::new(0);
     // An item's error or `None`, by item number.
-    let mut failed: Vec<(usize, Option<CoreError>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut state = S::default();
-                    let mut failed = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= items.len() {
-                            return failed;
-                        }
-                        let part = match f(&mut state, &items[i]) {
-                            Ok(Some(part)) => part,
-                            Ok(None) => {
-                                failed.push((i, None));
-                                Vec::new()
-                            }
-                            Err(e) => {
-                                failed.push((i, Some(e)));
-                                Vec::new()
-                            }
-                        };
-                        // (A thread that panicked while holding the lock leaves the join
-                        // incomplete; the check after the threads reports it.)
-                        let Ok(mut guard) = join.lock() else { return failed };
-                        let j = &mut *guard;
-                        j.parked[i] = Some(part);
-                        let mut done = Vec::new();
-                        while let Some(part) = j.parked.get_mut(j.next).and_then(Option::take) {
-                            j.out.extend_from_slice(&part);
-                            j.next += 1;
-                            done.push(part);
-                        }
-                        drop(guard);
-                        // Freed outside the lock.
-                        drop(done);
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| {
-                h.join().unwrap_or_else(|_| vec![(0, Some(CoreError::Internal("a worker thread panicked".into())))])
-            })
-            .collect()
-    });
+    let mut failed: Vec<(usize, Option<CoreError>)> = on_threads(threads, items.len(), |claims| {
+        let mut state = S::default();
+        let mut failed = Vec::new();
+        for i in claims {
+            let part = match f(&mut state, &items[i]) {
+                Ok(Some(part)) => part,
+                Ok(None) => {
+                    failed.push((i, None));
+                    Vec::new()
+                }
+                Err(e) => {
+                    failed.push((i, Some(e)));
+                    Vec::new()
+                }
+            };
+            // (A thread that panicked while holding the lock leaves the join incomplete; the
+            // check after the threads reports it.)
+            let Ok(mut guard) = join.lock() else { return failed };
+            let j = &mut *guard;
+            j.parked[i] = Some(part);
+            let mut done = Vec::new();
+            while let Some(part) = j.parked.get_mut(j.next).and_then(Option::take) {
+                j.out.extend_from_slice(&part);
+                j.next += 1;
+                done.push(part);
+            }
+            drop(guard);
+            // Freed outside the lock.
+            drop(done);
+        }
+        failed
+    })
+    .into_iter()
+    .flat_map(|r| r.unwrap_or_else(|| vec![(0, Some(CoreError::Internal("a worker thread panicked".into())))]))
+    .collect();
     failed.sort_by_key(|(i, _)| *i);
     if let Some(e) = failed.iter_mut().find_map(|(_, e)| e.take()) {
         return Err(e);
