@@ -10,7 +10,10 @@
 //! in one process: N rounds of two passes, one with `tokenmill_core::EXPERIMENT` at 0 and one
 //! at ALT_V (default 1), in turn first; with ALT_BUILD=1 the second by an encoder built with
 //! that value; prints the medians, the geometric mean of the rounds' ratios and how many
-//! rounds the second version won (FRESH applies);
+//! rounds the second version won (FRESH applies); AFTER=FILE, with PASSES, ALT or PROFILE_LOOP, empties
+//! that cache and encodes FILE (untimed) before each pass, so that every pass is new text of
+//! the same kind after a first pass (issue 14's "new B": the first half of a text as FILE, the
+//! second as the text);
 //! EXPERIMENT=V sets it for the other modes (callgrind of one version); with SUBSET=1 the
 //! second version is an encoder of only the tokens the first text encodes to (and the 256
 //! bytes): what a token table holding just a text's pieces would gain (timing only: merged
@@ -109,16 +112,25 @@ fn main() {
     }
     // PASSES=N: encode each text N times in one process and print each pass's MB/s (the first
     // is a first pass over new text; the later ones find the encoder's cache filled).
-    let fresh = std::env::var("FRESH").is_ok();
+    let after =
+        std::env::var("AFTER").ok().map(|p| String::from_utf8(std::fs::read(p).expect("read AFTER")).expect("utf-8"));
+    let fresh = std::env::var("FRESH").is_ok() || after.is_some();
     let slots = core.vocab.shared_cache().slots();
+    // Before a timed pass: an empty cache (FRESH), then the AFTER text.
+    let prepare = |c: &mut CoreBpe| {
+        if fresh {
+            c.vocab.set_cache_slots(slots);
+        }
+        if let Some(t) = &after {
+            std::hint::black_box(c.encode_ordinary(t).unwrap());
+        }
+    };
     if let Some(n) = std::env::var("PASSES").ok().and_then(|v| v.parse::<usize>().ok()) {
         for path in &args[3..] {
             let text = String::from_utf8(std::fs::read(path).expect("read text")).expect("utf-8");
             let speeds: Vec<String> = (0..n)
                 .map(|_| {
-                    if fresh {
-                        core.vocab.set_cache_slots(slots);
-                    }
+                    prepare(&mut core);
                     let t = Instant::now();
                     std::hint::black_box(core.encode_ordinary(&text).unwrap());
                     format!("{:.1}", text.len() as f64 / 1e6 / t.elapsed().as_secs_f64())
@@ -163,9 +175,7 @@ fn main() {
                         _ => &mut core,
                     };
                     tokenmill_core::EXPERIMENT.store(k as u32 * alt_v, std::sync::atomic::Ordering::Relaxed);
-                    if fresh {
-                        c.vocab.set_cache_slots(slots);
-                    }
+                    prepare(c);
                     let t = Instant::now();
                     std::hint::black_box(c.encode_ordinary(&text).unwrap());
                     speeds[k].push(text.len() as f64 / 1e6 / t.elapsed().as_secs_f64());
@@ -192,16 +202,26 @@ fn main() {
     if let Some(n) = std::env::var("PROFILE_LOOP").ok().and_then(|v| v.parse::<usize>().ok()) {
         for path in &args[3..] {
             let text = String::from_utf8(std::fs::read(path).expect("read text")).expect("utf-8");
-            let t = Instant::now();
-            let total: usize = (0..n)
-                .map(|_| {
-                    if fresh {
-                        core.vocab.set_cache_slots(slots);
-                    }
-                    core.encode_ordinary(&text).unwrap().len()
-                })
-                .sum();
-            println!("{path}: {:.1} MB/s ({total} tokens)", (text.len() * n) as f64 / 1e6 / t.elapsed().as_secs_f64());
+            let (mut total, mut seconds) = (0, 0.0);
+            // PERF_CTL=FIFO: `perf record -D -1 --control fifo:FIFO` samples the timed passes only.
+            let mut ctl = std::env::var("PERF_CTL")
+                .ok()
+                .map(|p| std::fs::OpenOptions::new().write(true).open(p).expect("open PERF_CTL"));
+            let mut say = |what: &str| {
+                if let Some(f) = ctl.as_mut() {
+                    use std::io::Write;
+                    f.write_all(what.as_bytes()).and_then(|_| f.flush()).expect("write PERF_CTL");
+                }
+            };
+            for _ in 0..n {
+                prepare(&mut core);
+                say("enable\n");
+                let t = Instant::now();
+                total += core.encode_ordinary(&text).unwrap().len();
+                seconds += t.elapsed().as_secs_f64();
+                say("disable\n");
+            }
+            println!("{path}: {:.1} MB/s ({total} tokens)", (text.len() * n) as f64 / 1e6 / seconds);
         }
         return;
     }
