@@ -518,6 +518,21 @@ impl<S: TokenSink> PieceSink for CountSink<S> {
     #[inline(always)]
     fn piece(&mut self, start: usize, end: usize) {
         self.inner.piece(start, end);
+        self.count();
+    }
+
+    #[inline(always)]
+    fn pieces_ending<const VBMI2: bool>(&mut self, pos: usize, ends: u64) -> usize {
+        let last = self.inner.pieces_ending::<VBMI2>(pos, ends);
+        self.count();
+        last
+    }
+}
+
+impl<S: TokenSink> CountSink<S> {
+    /// Counts and empties the buffer once it holds `FLUSH` tokens.
+    #[inline(always)]
+    fn count(&mut self) {
         let out = self.inner.tokens();
         if out.len() >= Self::FLUSH {
             self.n += out.len();
@@ -605,9 +620,19 @@ mod tests {
         let narrow = CoreBpe::new(v, vec![], crate::pretokenize::CL100K_PAT).unwrap();
         crate::table::tests::NARROW.store(false, std::sync::atomic::Ordering::Relaxed);
         assert!(narrow.vocab.short_table().lines().is_none());
-        for n in [0, 1, 7, 8, 9, 255, 256, 257, 600, 2100] {
+        // Also texts whose blocks hold many pieces (`"1."`: 63 pieces of one byte to a block,
+        // which the batch takes at once), at lengths around a batch's fill.
+        let dense = ["1.", "a ", "1.a b", "12,"].iter().flat_map(|p| {
+            [1, 31, 32, 33, 100, 191, 192, 193, 300, 1000].map(|k| (p.repeat(k), k))
+        });
+        let texts = [0, 1, 7, 8, 9, 255, 256, 257, 600, 2100]
+            .into_iter()
+            .map(|n| ((0..n).map(|i| word(1 + (i as u64 * 7 + n as u64) % 9)).collect::<String>(), n))
+            .chain(dense)
+            .collect::<Vec<_>>();
+        for (body, n) in texts {
             for tail in ["", "x", "abcdefghijklmnopq", " \u{e9}t\u{e9}"] {
-                let text = (0..n).map(|i| word(1 + (i as u64 * 7 + n as u64) % 9)).collect::<String>() + tail;
+                let text = body.clone() + tail;
                 let (mut batched, mut one_by_one, mut slots) = (Vec::new(), Vec::new(), Vec::new());
                 core.encode_segment_using(&text, &mut batched, &mut Scratch::default(), true).unwrap();
                 core.encode_segment_using(&text, &mut one_by_one, &mut Scratch::default(), false).unwrap();

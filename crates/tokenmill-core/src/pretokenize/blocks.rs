@@ -49,6 +49,7 @@
 //! What it does not do: DeepSeek V3, or any byte that is not plain;
 //! off x86-64 it is not compiled (the matchers do all the work).
 
+use super::fast::PieceSink;
 use super::unicode::{Tables, TwoByteLetters};
 
 /// The pieces of `b` from `pos` (a piece start) found in one block (`t`: the class tables,
@@ -72,7 +73,7 @@ pub(super) fn block<
     t: &Tables,
     b: &[u8],
     pos: usize,
-    mut piece: impl FnMut(usize, usize),
+    sink: &mut impl PieceSink,
 ) -> Result<(usize, usize), usize> {
     // 64 bytes and the two after them.
     if b.len() < pos + 66 {
@@ -213,14 +214,7 @@ pub(super) fn block<
         // ends in a byte that is not plain, what follows up to it).
         return Err(if k == 66 { pos + 1 } else { resume });
     }
-    let mut m = trusted & !1;
-    let mut start = pos;
-    while m != 0 {
-        let s = pos + m.trailing_zeros() as usize;
-        piece(start, s);
-        start = s;
-        m &= m - 1;
-    }
+    let start = sink.pieces_ending::<VBMI>(pos, trusted & !1);
     Ok((start, if k == 66 { start } else { resume }))
 }
 

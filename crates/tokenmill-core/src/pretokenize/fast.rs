@@ -163,7 +163,7 @@ fn has_avx512() -> bool {
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn has_vbmi() -> bool {
-    std::arch::is_x86_feature_detected!("avx512vbmi")
+    std::arch::is_x86_feature_detected!("avx512vbmi") && std::arch::is_x86_feature_detected!("avx512vbmi2")
 }
 
 /// Receives the pieces of a text, in order. Why a trait besides closures: a sink's `piece`
@@ -172,6 +172,22 @@ fn has_vbmi() -> bool {
 /// (the encoder's whole-token lookup, say).
 pub trait PieceSink {
     fn piece(&mut self, start: usize, end: usize);
+
+    /// The pieces of a block that starts at `pos` (where its first piece starts): one ends
+    /// at `pos + i` for each set bit `i` of `ends` (bit 0 clear), and the next one starts
+    /// there. Returns where the last one ends (`pos` if none). `VBMI2`: the caller is compiled
+    /// for AVX-512 VBMI2 and the CPU has it (`BatchSink` stores the ends with it).
+    #[inline(always)]
+    fn pieces_ending<const VBMI2: bool>(&mut self, pos: usize, ends: u64) -> usize {
+        let (mut m, mut start) = (ends, pos);
+        while m != 0 {
+            let s = pos + m.trailing_zeros() as usize;
+            self.piece(start, s);
+            start = s;
+            m &= m - 1;
+        }
+        start
+    }
 }
 
 /// A closure as a `PieceSink`.
@@ -216,12 +232,13 @@ unsafe fn pieces_blocks_avx512<S: PieceSink>(kind: KnownPattern, t: &Tables, tex
 }
 
 /// `pieces_blocks_avx512` with a block's two-byte letters found on AVX-512 VBMI
-/// (`blocks::two_byte_letters_vbmi`), for the CPUs that have it (Ice Lake and later, Zen 4).
+/// (`blocks::two_byte_letters_vbmi`) and its pieces handed to the sink with VBMI2
+/// (`PieceSink::pieces_ending`), for the CPUs that have both (Ice Lake and later, Zen 4).
 ///
 /// # Safety
 /// The CPU must have the features (`has_avx512` and `has_vbmi`).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512bw,avx512vbmi,bmi1,bmi2,lzcnt,popcnt")]
+#[target_feature(enable = "avx512bw,avx512vbmi,avx512vbmi2,bmi1,bmi2,lzcnt,popcnt")]
 unsafe fn pieces_blocks_vbmi<S: PieceSink>(kind: KnownPattern, t: &Tables, text: &str, sink: &mut S) {
     pieces_with_blocks::<true, true, S>(kind, t, text, sink)
 }
@@ -282,7 +299,7 @@ fn pieces_blocks<
         let (mut pos, mut resume) = (0, 0);
         while pos < b.len() {
             if pos >= resume {
-                match super::blocks::block::<ONE_DIGIT, O200K, R50K, AVX512, VBMI>(t, b, pos, |s, e| sink.piece(s, e)) {
+                match super::blocks::block::<ONE_DIGIT, O200K, R50K, AVX512, VBMI>(t, b, pos, sink) {
                     Ok((next, r)) => {
                         (pos, resume) = (next, r);
                         continue;
