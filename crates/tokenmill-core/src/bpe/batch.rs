@@ -352,7 +352,9 @@ impl PieceSink for BatchSink<'_> {
             if self.n >= FILL {
                 self.flush();
             }
-            return pos + at[count - 1] as usize;
+            // From the mask, not from `at`: the next block starts here, and reading it back
+            // from the compressed bytes put the compress and a store on that chain.
+            return pos + 63 - ends.leading_zeros() as usize;
         }
         let (mut m, mut start) = (ends, pos);
         while m != 0 {

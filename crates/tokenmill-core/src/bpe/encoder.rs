@@ -622,9 +622,9 @@ mod tests {
         assert!(narrow.vocab.short_table().lines().is_none());
         // Also texts whose blocks hold many pieces (`"1."`: 63 pieces of one byte to a block,
         // which the batch takes at once), at lengths around a batch's fill.
-        let dense = ["1.", "a ", "1.a b", "12,"].iter().flat_map(|p| {
-            [1, 31, 32, 33, 100, 191, 192, 193, 300, 1000].map(|k| (p.repeat(k), k))
-        });
+        let dense = ["1.", "a ", "1.a b", "12,"]
+            .iter()
+            .flat_map(|p| [1, 31, 32, 33, 100, 191, 192, 193, 300, 1000].map(|k| (p.repeat(k), k)));
         let texts = [0, 1, 7, 8, 9, 255, 256, 257, 600, 2100]
             .into_iter()
             .map(|n| ((0..n).map(|i| word(1 + (i as u64 * 7 + n as u64) % 9)).collect::<String>(), n))
