@@ -125,8 +125,7 @@ pub fn parallel_map_join<I: Sync, T: Copy + Send, S: Default, F>(
 where
     F: Fn(&mut S, &I) -> Result<Option<Vec<T>>, CoreError> + Sync,
 {
-    let mut out: Vec<T> = Vec::with_capacity(capacity);
-    crate::zeroed::huge_pages_for(&mut out);
+    let mut out: Vec<T> = crate::zeroed::output_vec(capacity);
     let threads = num_threads.max(1).min(items.len().max(1));
     if threads == 1 {
         let mut state = S::default();

@@ -106,8 +106,7 @@ impl<T: Zeroable> Zeroed<T> {
 }
 
 /// Asks the system to back the spare room of `v` (what `reserve` gave it beyond its length)
-/// with transparent huge pages where whole 2 MiB pages fit in it; does nothing elsewhere, or
-/// for less than 4 MiB.
+/// with transparent huge pages where whole 2 MiB pages fit in it; does nothing elsewhere.
 ///
 /// Why: an encoder's output is written once, front to back, into room reserved for it, so
 /// every 4 KiB page of it is a page fault (2,441 for the 2.5M ids of 10 MB of code: on this
@@ -120,7 +119,7 @@ pub fn huge_pages_for<T>(v: &mut Vec<T>) {
         let spare = v.spare_capacity_mut();
         let (from, to) = (spare.as_ptr() as usize, spare.as_ptr() as usize + std::mem::size_of_val(spare));
         let (start, end) = (from.next_multiple_of(HUGE), to & !(HUGE - 1));
-        if end >= start + 2 * HUGE {
+        if end > start {
             // SAFETY: advice on whole pages inside memory `v` owns (no value lives there yet);
             // it never changes what the memory holds, and its failure leaves ordinary pages.
             unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
@@ -128,6 +127,42 @@ pub fn huge_pages_for<T>(v: &mut Vec<T>) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = v;
+}
+
+/// An empty vector with room for at least `capacity` values, for an encoder's output.
+///
+/// Why: the output is new memory on every call (it goes to the caller, a NumPy array say),
+/// and on this kind of machine (a virtual one) a first write to a 4 KiB page costs about
+/// 3 us: a warm pass over 3.5 MB of prose, whose 3.3 MB of ids took 800 such faults, spent
+/// a fifth of its time on them (`benchmarks/README.md`, session 36). So from 1 MiB on:
+/// - 2 MiB more room, so that the room holds whole 2 MiB pages wherever the allocation
+///   starts, and those go on transparent huge pages (`huge_pages_for`): one fault for 512
+///   pages;
+/// - the pages before the first of them (up to 2 MiB, written first) are faulted in by one
+///   call to the system (`MADV_POPULATE_WRITE`, Linux 5.14 and later; elsewhere the advice
+///   fails and they fault as before).
+///
+/// Only room: what is never written costs no memory, and the vector is an ordinary one.
+pub fn output_vec<T>(capacity: usize) -> Vec<T> {
+    let size = std::mem::size_of::<T>().max(1);
+    if capacity.saturating_mul(size) < HUGE / 2 {
+        return Vec::with_capacity(capacity);
+    }
+    let mut v = Vec::with_capacity(capacity + HUGE / size);
+    huge_pages_for(&mut v);
+    #[cfg(target_os = "linux")]
+    {
+        let spare = v.spare_capacity_mut();
+        let at = spare.as_ptr() as usize;
+        let (from, to) = (at & !4095, at.next_multiple_of(HUGE).min(at + capacity * size));
+        if to > from {
+            // SAFETY: advice on pages of memory `v` owns (and the start of the page its room
+            // starts in): populating a page never changes what it holds, and failure changes
+            // nothing.
+            unsafe { libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_POPULATE_WRITE) };
+        }
+    }
+    v
 }
 
 impl<T: Zeroable> Deref for Zeroed<T> {
@@ -214,6 +249,17 @@ mod tests {
             assert!(v.iter().copied().eq(0..len));
             v.extend(len..len + room as u32 + 7);
             assert!(v.iter().copied().eq(0..len + room as u32 + 7));
+        }
+    }
+
+    #[test]
+    fn an_output_vector_is_empty_with_the_room_asked_for_and_grows_as_any() {
+        for cap in [0, 1, 1000, (1 << 18) - 1, 1 << 18, 3 << 20, 5_000_017] {
+            let mut v: Vec<u32> = output_vec(cap);
+            assert!(v.is_empty() && v.capacity() >= cap, "{cap}");
+            let n = cap as u32 + 1000;
+            v.extend(0..n);
+            assert!(v.iter().copied().eq(0..n), "{cap}");
         }
     }
 

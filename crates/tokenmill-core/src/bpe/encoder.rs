@@ -110,8 +110,7 @@ impl CoreBpe {
         allowed: Option<&SpecialMatcher>,
         scratch: &mut Scratch,
     ) -> Result<Vec<Rank>, CoreError> {
-        let mut out = Vec::with_capacity(text.len() / 3 + 1);
-        crate::zeroed::huge_pages_for(&mut out);
+        let mut out = crate::zeroed::output_vec(text.len() / 3 + 1);
         for_each_segment(text, allowed, |_, seg| match seg {
             Segment::Text(t) => self.encode_segment(t, &mut out, scratch),
             Segment::Special(id) => {
@@ -172,8 +171,7 @@ impl CoreBpe {
             // grown by doubling, the output of 1M random letters (a token per character) was
             // faulted in anew on every call, 3,848 pages (1.3x the time); and a pass over the
             // units to count their UTF-8 bytes read 4 MB of UCS-4 text from memory again.
-            let mut out = Vec::with_capacity((units.len() + 1).min(1 << 26));
-            crate::zeroed::huge_pages_for(&mut out);
+            let out = crate::zeroed::output_vec((units.len() + 1).min(1 << 26));
             return self
                 .units_in_turn(units, disallowed, out, |part, scratch, out| self.encode_segment(part, out, scratch));
         }
