@@ -356,14 +356,7 @@ impl PieceSink for BatchSink<'_> {
             // from the compressed bytes put the compress and a store on that chain.
             return pos + 63 - ends.leading_zeros() as usize;
         }
-        let (mut m, mut start) = (ends, pos);
-        while m != 0 {
-            let s = pos + m.trailing_zeros() as usize;
-            self.piece(start, s);
-            start = s;
-            m &= m - 1;
-        }
-        start
+        crate::pretokenize::fast::pieces_one_by_one(self, pos, ends)
     }
 }
 

@@ -179,15 +179,21 @@ pub trait PieceSink {
     /// for AVX-512 VBMI2 and the CPU has it (`BatchSink` stores the ends with it).
     #[inline(always)]
     fn pieces_ending<const VBMI2: bool>(&mut self, pos: usize, ends: u64) -> usize {
-        let (mut m, mut start) = (ends, pos);
-        while m != 0 {
-            let s = pos + m.trailing_zeros() as usize;
-            self.piece(start, s);
-            start = s;
-            m &= m - 1;
-        }
-        start
+        pieces_one_by_one(self, pos, ends)
     }
+}
+
+/// `PieceSink::pieces_ending` as calls of `piece`, one per piece.
+#[inline(always)]
+pub fn pieces_one_by_one<S: PieceSink + ?Sized>(sink: &mut S, pos: usize, ends: u64) -> usize {
+    let (mut m, mut start) = (ends, pos);
+    while m != 0 {
+        let s = pos + m.trailing_zeros() as usize;
+        sink.piece(start, s);
+        start = s;
+        m &= m - 1;
+    }
+    start
 }
 
 /// A closure as a `PieceSink`.
