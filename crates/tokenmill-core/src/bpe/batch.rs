@@ -1,9 +1,9 @@
 //! `BatchSink`: the encoder's piece loop on AVX-512, a batch of pieces at a time. The
 //! pre-tokenizer hands it piece ends, which it only stores (a block's at once); once it holds
-//! 192 pieces or more it builds their keys and hashes eight at a time, asks for their token-table lines, looks each piece up
-//! (asking for the lines that the few that are not whole tokens will read: the encoder's
-//! cache's, or the token table's for their merge), and then emits the ids in order, merging
-//! or reading from the caches the pieces that missed.
+//! 192 pieces or more it builds their keys and hashes eight at a time, asks for their
+//! token-table lines, looks each piece up (asking for the lines that the few that are not
+//! whole tokens will read: the encoder's cache's, or the token table's for their merge), and
+//! then emits the ids in order, merging or reading from the caches the pieces that missed.
 //!
 //! Why: a piece's whole-token lookup (pack the key, hash it, probe the table) was inlined
 //! into the pre-tokenizer's loop, a loop with too many live values, where its key and hash
@@ -330,9 +330,10 @@ impl PieceSink for BatchSink<'_> {
             let (n, count) = (self.n, ends.count_ones() as usize);
             let mut at = [0u8; 64];
             // SAFETY: `VBMI2` only from code compiled for VBMI2 on a CPU that has it
-            // (`pieces_blocks_vbmi`). `n < FILL` (`piece` and this flush at `FILL`), so the
-            // stores, 8 entries from `pos[n + 1 + k]` for `k < count <= 63`, end within
-            // `pos[..FILL + 71]`, and the loads within `at`.
+            // (`pieces_blocks_vbmi`). `n < FILL` (`piece` and this flush at `FILL`) and
+            // `count <= 63`, so the stores, 8 entries from `pos[n + 1 + k]` for `k` a multiple
+            // of 8 below `count`, end at `pos[FILL + 63]` at most (`pos` has `BATCH + 8`), the
+            // batch then holds at most `FILL + 62 < BATCH` pieces, and the loads stay in `at`.
             unsafe {
                 let iota = _mm512_set_epi8(
                     63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39,
