@@ -48,21 +48,24 @@ ENCODINGS = ["cl100k_base", "o200k_base"]
 ALL_ENCODINGS = ENCODINGS + ["r50k_base"]
 LIBS = ["tokenmill", "tiktoken"]
 
-# id -> (description, maker(n, single_piece_tokens) -> str of n characters)
+# id -> (description, maker(n, single_piece_tokens, seed) -> str of n characters); the makers
+# that use `seed` are in SEEDED (the protocol's text is seed 1).
 INPUTS = {
-    "a": ('"a"*n', lambda n, toks: "a" * n),
-    "letters": ("rand_letters(n, seed=1): one \\p{L} piece", lambda n, toks: gen.rand_letters(n, seed=1)),
-    "digits": ('"0"*n (split into 3-digit pieces)', lambda n, toks: "0" * n),
-    "spaces": ('" "*(n-1) + "x"', lambda n, toks: " " * (n - 1) + "x"),
-    "tabs": ('"\\t"*(n-1) + "x"', lambda n, toks: "\t" * (n - 1) + "x"),
-    "space_nl": ('" \\n"*((n-1)//2) + "x"', lambda n, toks: " \n" * ((n - 1) // 2) + "x"),
-    "caret": ('"^"*n', lambda n, toks: "^" * n),
-    "'s": ('"\'s"*(n//2)', lambda n, toks: "'s" * (n // 2)),
-    "newlines": ('"\\n"*n', lambda n, toks: "\n" * n),
-    "nul": ('"\\x00"*n', lambda n, toks: "\x00" * n),
-    "rand_tokens": ("rand_tokens_single_piece(vocab, n, seed=1)", lambda n, toks: gen.rand_tokens_single_piece(toks, n, seed=1)),
-    "prose": ("prose(n, seed=1): segmented text", lambda n, toks: gen.prose(n, seed=1)),
+    "a": ('"a"*n', lambda n, toks, seed: "a" * n),
+    "letters": ("rand_letters(n, seed=1): one \\p{L} piece", lambda n, toks, seed: gen.rand_letters(n, seed=seed)),
+    "digits": ('"0"*n (split into 3-digit pieces)', lambda n, toks, seed: "0" * n),
+    "spaces": ('" "*(n-1) + "x"', lambda n, toks, seed: " " * (n - 1) + "x"),
+    "tabs": ('"\\t"*(n-1) + "x"', lambda n, toks, seed: "\t" * (n - 1) + "x"),
+    "space_nl": ('" \\n"*((n-1)//2) + "x"', lambda n, toks, seed: " \n" * ((n - 1) // 2) + "x"),
+    "caret": ('"^"*n', lambda n, toks, seed: "^" * n),
+    "'s": ('"\'s"*(n//2)', lambda n, toks, seed: "'s" * (n // 2)),
+    "newlines": ('"\\n"*n', lambda n, toks, seed: "\n" * n),
+    "nul": ('"\\x00"*n', lambda n, toks, seed: "\x00" * n),
+    "rand_tokens": ("rand_tokens_single_piece(vocab, n, seed=1)",
+                    lambda n, toks, seed: gen.rand_tokens_single_piece(toks, n, seed=seed)),
+    "prose": ("prose(n, seed=1): segmented text", lambda n, toks, seed: gen.prose(n, seed=seed)),
 }
+SEEDED = {"letters", "rand_tokens", "prose"}
 
 
 @contextlib.contextmanager
@@ -118,6 +121,29 @@ def timed(fn, repeat: int, budget: float, quiet: bool = False) -> Result:
     return Result(min(times), runs, None, ids)
 
 
+def timed_new(fns, budget: float, quiet: bool = False) -> Result:
+    """Min over runs that each encode a text met for the first time (`fns`: one call each, on
+    texts of other seeds), after the protocol's runs have warmed the encoder; fewer runs once
+    `budget` seconds are spent. Why: the protocol repeats one text, which then sits in the
+    CPU's caches and trains its branch predictor, so a 100K text repeated runs faster per byte
+    than a 1M one (which fits neither) and R10 reads above 10 for a linear encoder."""
+    times, spent = [], 0.0
+    try:
+        with quiet_fd2(quiet):
+            for fn in fns:
+                t0 = time.perf_counter()
+                fn()
+                times.append(time.perf_counter() - t0)
+                spent += times[-1]
+                if spent > budget:
+                    break
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:  # tiktoken's PanicException is a BaseException
+        return Result(error=type(e).__name__)
+    return Result(min(times), len(times))
+
+
 def ratio(small: Result, big: Result):
     if small.error or big.error or not small.secs:
         return None
@@ -146,9 +172,11 @@ def slope(points) -> float | None:
     return sum((x - mx) * (y - my) for x, y in pts) / den
 
 
-def bench(encodings, inputs, libs, sizes, repeat, budget, log):
-    """{(encoding, input, lib, size): Result} and {(encoding, input, size): exact-check string}."""
-    results, exact = {}, {}
+def bench(encodings, inputs, libs, sizes, repeat, budget, log, new_text=False):
+    """{(encoding, input, lib, size): Result} (and `(..., size, "new")`: `timed_new` on texts
+    of other seeds, with `new_text`, for the inputs in SEEDED), {(encoding, input, size):
+    exact-check string} and {(encoding, input, size): UTF-8 bytes}."""
+    results, exact, nbytes = {}, {}, {}
     for enc_name in encodings:
         tm = tokenmill.get_encoding(enc_name)
         tk = peers.tiktoken_encoding(enc_name) if "tiktoken" in libs else None
@@ -156,7 +184,8 @@ def bench(encodings, inputs, libs, sizes, repeat, budget, log):
         for inp in inputs:
             _, maker = INPUTS[inp]
             for n in sizes:
-                text = maker(n, toks)
+                text = maker(n, toks, 1)
+                nbytes[(enc_name, inp, n)] = len(text.encode("utf-8", "surrogatepass"))
                 row = {}
                 if "tokenmill" in libs:
                     row["tokenmill"] = timed(lambda: tm.encode_ordinary(text), repeat, budget)
@@ -179,9 +208,15 @@ def bench(encodings, inputs, libs, sizes, repeat, budget, log):
                 exact[(enc_name, inp, n)] = check
                 for r in row.values():
                     r.ids = None
+                if new_text and inp in SEEDED:
+                    others = [maker(n, toks, seed) for seed in range(2, 2 + repeat)]
+                    for lib, fn in (("tokenmill", tm.encode_ordinary), ("tiktoken", tk and tk.encode_ordinary)):
+                        if lib in row:
+                            results[(enc_name, inp, lib, n, "new")] = timed_new(
+                                [lambda t=t, fn=fn: fn(t) for t in others], budget, quiet=lib == "tiktoken")
                 log(f"{enc_name} {inp:11} {n:>8} chars  " + "  ".join(
                     f"{lib} {r.cell(repeat):>16} ms" for lib, r in row.items()) + f"  exact={check}")
-    return results, exact
+    return results, exact, nbytes
 
 
 def _table(head, body, left):
@@ -190,13 +225,19 @@ def _table(head, body, left):
     return "\n".join([fmt(head), fmt(["-" * w for w in widths])] + [fmt(b) for b in body])
 
 
-def r10_table(results, exact, encodings, inputs, libs, repeat):
+def r10_table(results, exact, nbytes, encodings, inputs, libs, repeat, new_text=False):
     small, big = HEADLINE
     head = ["encoding", "input"]
     for lib in libs:
         head += [f"{lib} t(100K) ms", "t(1M) ms", "R10", "flags"]
+        if new_text:
+            head += ["new t(100K)", "new t(1M)", "R10 new"]
+        if "prose" in inputs:
+            head.append("x prose")
     head.append("exact")
-    body, counts = [], {lib: {"R10>11": 0, "R10>15": 0, ">1s": 0, "error": 0} for lib in libs}
+    body = []
+    counts = {lib: {"R10>11": 0, "R10>15": 0, ">1s": 0, "error": 0, "new R10>11": 0, "new R10>15": 0, "x prose>4": 0}
+              for lib in libs}
     for enc_name in encodings:
         for inp in inputs:
             cells = [enc_name, inp]
@@ -209,6 +250,24 @@ def r10_table(results, exact, encodings, inputs, libs, repeat):
                 counts[lib]["R10>11"] += r is not None and r > 11
                 counts[lib]["error"] += bool(s.error or b.error)
                 cells += [s.cell(repeat), b.cell(repeat), "-" if r is None else f"{r:.1f}", f]
+                if new_text:
+                    ns, nb = results.get((enc_name, inp, lib, small, "new")), results.get((enc_name, inp, lib, big, "new"))
+                    if ns is None or nb is None:
+                        cells += ["-", "-", "-"]
+                    else:
+                        rn = ratio(ns, nb)
+                        counts[lib]["new R10>11"] += rn is not None and rn > 11
+                        counts[lib]["new R10>15"] += rn is not None and rn > 15
+                        cells += [ns.cell(repeat), nb.cell(repeat), "-" if rn is None else f"{rn:.1f}"]
+                if "prose" in inputs:
+                    # Per byte at 1M against prose's per byte at 1M (the goal: at most 4x).
+                    p = results[(enc_name, "prose", lib, big)]
+                    if b.error or p.error:
+                        cells.append("-")
+                    else:
+                        x = (b.secs / nbytes[(enc_name, inp, big)]) / (p.secs / nbytes[(enc_name, "prose", big)])
+                        counts[lib]["x prose>4"] += x > 4
+                        cells.append(f"{x:.1f}")
             a, b = exact[(enc_name, inp, small)], exact[(enc_name, inp, big)]
             cells.append(a if a == b else f"100K {a}; 1M {b}")
             body.append(cells)
@@ -240,6 +299,9 @@ def main(argv=None) -> int:
     p.add_argument("--libs", nargs="+", choices=LIBS, default=LIBS, metavar="NAME")
     p.add_argument("--repeat", type=int, default=None, help="timed runs (min is reported; default 5, 3 with --quick)")
     p.add_argument("--budget", type=float, default=None, help="max seconds of timed runs per measurement (default 4, 2 with --quick)")
+    p.add_argument("--new-text", action="store_true",
+                   help="also time the seeded inputs (letters, rand_tokens, prose) on texts met for the first time: "
+                        "R10 without the protocol's repeats of one text")
     p.add_argument("--gate", type=float, default=None, metavar="R10", help="exit 1 if any tokenmill R10 exceeds this")
     p.add_argument("--quiet", action="store_true", help="print only the final report")
     args = p.parse_args(argv)
@@ -256,19 +318,26 @@ def main(argv=None) -> int:
             print(msg, file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
-    results, exact = bench(encodings, args.inputs, libs, sizes, repeat, budget, log)
+    results, exact, nbytes = bench(encodings, args.inputs, libs, sizes, repeat, budget, log, args.new_text)
     import tiktoken
 
     print(f"python {platform.python_version()}, tokenmill {tokenmill.__version__}, tiktoken {tiktoken.__version__}; "
           f"{os.cpu_count()} CPUs")
     print(f"encode_ordinary, single thread, min of {repeat} runs after 1 warm-up (* = fewer runs: "
           f"{budget:g} s budget); sizes in characters: 100K = 102,400, 1M = 1,048,576; R10 = t(1M)/t(100K)")
-    text, counts = r10_table(results, exact, encodings, args.inputs, libs, repeat)
+    if args.new_text:
+        print(f"new t: min of up to {repeat} runs, each on a text of another seed (the inputs that have seeds); "
+              "R10 new = new t(1M) / new t(100K)")
+    if "prose" in args.inputs:
+        print("x prose: time per UTF-8 byte at 1M against prose's (the goal: at most 4)")
+    text, counts = r10_table(results, exact, nbytes, encodings, args.inputs, libs, repeat, args.new_text)
     print(text)
     for lib in libs:
         c = counts[lib]
         print(f"{lib}: {c['R10>11']} inputs with R10 > 11, {c['R10>15']} with R10 > 15, "
-              f"{c['>1s']} with t(1M) > 1 s, {c['error']} errors")
+              f"{c['>1s']} with t(1M) > 1 s, {c['error']} errors"
+              + (f"; new text: {c['new R10>11']} with R10 > 11, {c['new R10>15']} with R10 > 15" if args.new_text else "")
+              + (f"; {c['x prose>4']} above 4x prose per byte" if "prose" in args.inputs else ""))
     if args.slope:
         print()
         print("log-log slope of t(n) over n = 128K, 256K, 512K, 1M, 2M characters (1.0 = linear, 2.0 = quadratic)")
