@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use tokenmill_core::pretokenize::cuts::is_cut_point;
 use tokenmill_core::pretokenize::patterns::{CL100K_HF_PAT, KNOWN_PATTERNS, LLAMA3_PAT, QWEN2_PAT, R50K_HF_PAT};
 use tokenmill_core::pretokenize::unicode::{
-    class_of, class_ranges, CLASS_SOURCES, CL_L, CL_M, CL_N, CL_NL, CL_PS, CL_S, CL_U, CL_W,
+    class_of, class_ranges, tables, CLASS_SOURCES, CL_L, CL_M, CL_N, CL_NL, CL_PS, CL_S, CL_U, CL_W,
 };
 use tokenmill_core::pretokenize::{KnownPattern, Pretokenizer, CL100K_PAT, GPT2_ORIGINAL_PAT, O200K_PAT, R50K_PAT};
 
@@ -423,6 +423,14 @@ fn tables_match_regex_syntax_for_every_code_point() {
                 *count += 1;
             }
         }
+    }
+    // The matchers' bitmaps of three-byte letters (`ThreeByteLetters`) against the flags.
+    let three = &tables().three_byte;
+    for cp in 0x800..0x1_0000u32 {
+        let (w, bit) = (cp as usize >> 6, 1u64 << (cp & 63));
+        let f = char::from_u32(cp).map_or(0, class_of);
+        assert_eq!(three.letter[w] & bit != 0, f & CL_L != 0, "letter bit of U+{cp:04X}");
+        assert_eq!(three.both_cases[w] & bit != 0, f & (CL_U | CL_W) == CL_U | CL_W, "U and W bit of U+{cp:04X}");
     }
     // Sanity: a few well-known members.
     assert_eq!(class_of('a'), CL_L | CL_W);
@@ -1009,6 +1017,82 @@ fn blocks_with_two_byte_letters_match_regex() {
                 inputs.push(format!("{head}{c}{head}{c}xyz tail of the text, long enough"));
                 inputs.push(format!("{head}{c}{c}{c}s'll {head}"));
             }
+        }
+    }
+    for e in engines().iter().chain(hf_spelling_engines().iter()) {
+        check_all(e, inputs.iter().map(String::as_str));
+    }
+}
+
+/// Runs of three-byte characters (`fast::run3`): CJK ideographs, kana (with U+30FC, a
+/// modifier letter, and U+30FB, punctuation), Hangul, Devanagari and Thai letters with their
+/// marks, fullwidth capitals and digits, CJK punctuation and spaces, and a curly quote, mixed
+/// with ASCII, two-byte letters and marks, in runs of every length, so that a run stops at
+/// each kind of character and at the end of the text.
+#[test]
+fn three_byte_letter_runs_match_regex() {
+    const MIX: &[&str] = &[
+        "\u{4e2d}",
+        "\u{6587}",
+        "\u{5b57}",
+        "\u{3042}",
+        "\u{30a2}",
+        "\u{30fc}",
+        "\u{30fb}",
+        "\u{d55c}",
+        "\u{ae00}",
+        "\u{915}",
+        "\u{93f}",
+        "\u{94d}",
+        "\u{e01}",
+        "\u{e31}",
+        "\u{ff21}",
+        "\u{ff41}",
+        "\u{ff10}",
+        "\u{3001}",
+        "\u{3002}",
+        "\u{300c}",
+        "\u{3000}",
+        "\u{2019}",
+        "\u{20ac}",
+        "\u{1e9e}",
+        "a",
+        "B",
+        " ",
+        "1",
+        "'s",
+        "\n",
+        ".",
+        "\u{e9}",
+        "\u{416}",
+        "\u{301}",
+        "\u{1f600}",
+    ];
+    let n = if RELEASE { 30_000 } else { 1_500 };
+    let mut rng = Rng(0x3b7e_1e77_e125_0001);
+    let mut inputs: Vec<String> = (0..n)
+        .map(|_| {
+            let mut s = String::new();
+            for _ in 0..1 + rng.below(12) {
+                // A run of one character repeated, or of the first nine (letters), then anything.
+                let run = rng.below(30);
+                let same = rng.below(2) == 0;
+                let first = MIX[rng.below(9)];
+                for _ in 0..run {
+                    s.push_str(if same { first } else { MIX[rng.below(9)] });
+                }
+                s.push_str(MIX[rng.below(MIX.len())]);
+            }
+            s
+        })
+        .collect();
+    // Each character after runs of ideographs of every length, at the end of the text and not.
+    for c in MIX {
+        for k in 0..25 {
+            let run = "\u{4e2d}".repeat(k);
+            inputs.push(format!("{run}{c}"));
+            inputs.push(format!("{run}{c}{run}x"));
+            inputs.push(format!("A{run}{c}b"));
         }
     }
     for e in engines().iter().chain(hf_spelling_engines().iter()) {

@@ -361,6 +361,24 @@ fn cls(t: &Tables, b: &[u8], i: usize) -> (u8, usize) {
     }
 }
 
+/// End of the run of three-byte chars starting at `i` whose bit is set in `bits` (a bitmap of
+/// `ThreeByteLetters`; `i` itself if the char there is not one). `b` is UTF-8, so a lead byte
+/// 0xE0..=0xEF starts a whole three-byte char.
+#[inline(always)]
+fn run3(bits: &[u64; 1024], b: &[u8], mut i: usize) -> usize {
+    while let Some(&[b0, b1, b2]) = b.get(i..i + 3) {
+        if b0 & 0xF0 != 0xE0 {
+            break;
+        }
+        let cp = (b0 as usize & 0x0F) << 12 | (b1 as usize & 0x3F) << 6 | (b2 as usize & 0x3F);
+        if bits[cp >> 6] >> (cp & 63) & 1 == 0 {
+            break;
+        }
+        i += 3;
+    }
+    i
+}
+
 /// End of the run of chars starting at `i` whose flags intersect `mask` (`NEG=false`) or are
 /// disjoint from it (`NEG=true`).
 #[inline(always)]
@@ -368,6 +386,14 @@ fn run<const NEG: bool>(t: &Tables, b: &[u8], mut i: usize, mask: u8) -> usize {
     let n = b.len();
     while i < n {
         let c = b[i];
+        if !NEG && mask == CL_L && c & 0xF0 == 0xE0 {
+            // A run of three-byte letters (CJK) in one go; a char it stops at is judged below.
+            let e = run3(&t.three_byte.letter, b, i);
+            if e > i {
+                i = e;
+                continue;
+            }
+        }
         let (k, l) = if c < 0xE0 {
             // One byte or two (ASCII, Latin, Greek, Cyrillic, ...), with no branch on which: in
             // a run of random letters of those scripts it is a coin toss, and the branch cost a
@@ -997,6 +1023,15 @@ fn a1_from(t: &Tables, b: &[u8], s: usize) -> Option<usize> {
     let mut i = s;
     let mut last_uw_end = NONE;
     while i < n {
+        if b[i] & 0xF0 == 0xE0 {
+            // Three-byte chars in both case classes (CJK, kana) in one go: each is a `U` char
+            // that is also `W`, which the loop below would take one by one.
+            let e = run3(&t.three_byte.both_cases, b, i);
+            if e > i {
+                (i, last_uw_end) = (e, e);
+                continue;
+            }
+        }
         let (k, l) = cls(t, b, i);
         if k & CL_U == 0 {
             if k & CL_W != 0 {
