@@ -270,8 +270,12 @@ def first_pass_child(lib: str, enc_name: str, corpus: str, mb: float) -> dict:
         fn = lambda t: np.asarray(tok.encode(t))  # noqa: E731
     fn(other)
     out = {}
-    nbytes = {id(a): len(a.encode("utf-8")), id(b): len(b.encode("utf-8"))}
-    for name, t in (("first", a), ("second", b), ("same", b)):
+    # B again as a new `str` object too: a library that reads a `str` through CPython's UTF-8
+    # form (`PyUnicode_AsUTF8AndSize`, gigatoken) leaves that form cached inside it, and B
+    # again with the same object then skips the transcoding (session 37).
+    b_copy = "".join([b[:1], b[1:]])
+    nbytes = {id(a): len(a.encode("utf-8")), id(b): len(b.encode("utf-8")), id(b_copy): len(b.encode("utf-8"))}
+    for name, t in (("first", a), ("second", b), ("same", b), ("same_copy", b_copy)):
         t0 = time.perf_counter()
         ids = fn(t)
         # (Until session 25 the text's length in UTF-8 was computed here, inside the timed
@@ -313,22 +317,25 @@ def first_pass(encodings, corpora, mb: float, rounds: int, log) -> int:
                         raise SystemExit(f"{lib} {enc_name} {corpus} failed:\n{r.stderr[-2000:]}")
                     all_runs[lib].append(json.loads(r.stdout.strip().splitlines()[-1]))
             for lib, runs in all_runs.items():
-                med = {k: statistics.median(x[k] for x in runs) for k in ("first", "second", "same", "rss_mb")}
+                med = {k: statistics.median(x[k] for x in runs) for k in ("first", "second", "same", "same_copy", "rss_mb")}
                 med["digest"], med["mb"] = runs[0]["digest"], runs[0]["mb"]
                 results[(enc_name, corpus, lib)] = med
                 log(f"{enc_name} {corpus} {lib}: " + " ".join(f"{k} {med[k]:.1f}" for k in ("first", "second", "same")))
     print(cpu_model())
     print(f"{versions()}; one core ({'taskset -c 0' if pin else 'not pinned'}), a fresh process per run, the "
-          f"libraries taking turns, median of {rounds}; A = first half of the text (first pass over new text), B = second half after A, B again; MB/s")
-    head = f"{'encoding':12} {'corpus':13} {'library':10} {'MB':>5} {'first A':>8} {'new B':>8} {'same B':>8} {'RSS MB':>7}  vs gigatoken (first/new/same)  same ids"
+          f"libraries taking turns, median of {rounds}; A = first half of the text (first pass over new text), B = second half after A, B again "
+          f"(same B: the same str object; copy: B again as a new str object); MB/s")
+    head = (f"{'encoding':12} {'corpus':13} {'library':10} {'MB':>5} {'first A':>8} {'new B':>8} {'same B':>8} {'copy':>7} {'RSS MB':>7}  "
+            f"vs gigatoken (first/new/same/copy)  same ids")
     print(head)
     print("-" * len(head))
     for (enc_name, corpus, lib), m in results.items():
         g = results.get((enc_name, corpus, "gigatoken"))
-        vs = "-" if lib != "tokenmill" or g is None else " / ".join(f"{m[k] / g[k]:.2f}x" for k in ("first", "second", "same"))
+        vs = "-" if lib != "tokenmill" or g is None else " / ".join(
+            f"{m[k] / g[k]:.2f}x" for k in ("first", "second", "same", "same_copy"))
         same = "-" if g is None or lib == "gigatoken" else ("yes" if g["digest"] == m["digest"] else "NO")
         print(f"{enc_name:12} {corpus:13} {lib:10} {m['mb']:5.1f} {m['first']:8.1f} {m['second']:8.1f} {m['same']:8.1f} "
-              f"{m['rss_mb']:7.0f}  {vs:28}  {same}")
+              f"{m['same_copy']:7.1f} {m['rss_mb']:7.0f}  {vs:34}  {same}")
     return 0
 
 
