@@ -252,7 +252,9 @@ def first_pass_child(lib: str, enc_name: str, corpus: str, mb: float) -> dict:
     """In a fresh process: build the encoder, warm it up on 64 KB of *another* corpus (lazy
     set-up only), then time three passes: A (first half of the text: a first pass over new
     text), B (second half: new text of the same kind after A, where caches kept across calls
-    may help) and B again (the same text: what a cache without bound flatters)."""
+    may help) and B again (the same text: what a cache without bound flatters), with the same
+    `str` object and as a new one ("copy": a `str` carries the UTF-8 form a library asked
+    CPython for on the first call, which the same object then hands over for free)."""
     import resource
 
     texts = first_pass_texts(mb)

@@ -7,6 +7,7 @@ Usage::
     python benchmarks/worst_case.py --all       # also r50k_base
     python benchmarks/worst_case.py --slope     # also a log-log slope over 128 KiB .. 2 MiB (slow: minutes)
     python benchmarks/worst_case.py --inputs a letters --libs tokenmill --slope
+    python benchmarks/worst_case.py --libs tokenmill --new-text   # also R10 on texts met for the first time
 
 Timing protocol (ADVERSARIAL.md "Timing protocol"): a pre-built encoding, single thread,
 ``encode_ordinary``, one untimed warm-up, then the **minimum** of ``--repeat`` (default 5)
