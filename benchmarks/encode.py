@@ -276,7 +276,8 @@ def first_pass_child(lib: str, enc_name: str, corpus: str, mb: float) -> dict:
     # form (`PyUnicode_AsUTF8AndSize`, gigatoken) leaves that form cached inside it, and B
     # again with the same object then skips the transcoding (session 37).
     b_copy = "".join([b[:1], b[1:]])
-    nbytes = {id(a): len(a.encode("utf-8")), id(b): len(b.encode("utf-8")), id(b_copy): len(b.encode("utf-8"))}
+    nb = len(b.encode("utf-8"))
+    nbytes = {id(a): len(a.encode("utf-8")), id(b): nb, id(b_copy): nb}
     for name, t in (("first", a), ("second", b), ("same", b), ("same_copy", b_copy)):
         t0 = time.perf_counter()
         ids = fn(t)

@@ -106,14 +106,10 @@ impl<T: Zeroable> Zeroed<T> {
 }
 
 /// Asks the system to back the spare room of `v` (what `reserve` gave it beyond its length)
-/// with transparent huge pages where whole 2 MiB pages fit in it; does nothing elsewhere.
-///
-/// Why: an encoder's output is written once, front to back, into room reserved for it, so
-/// every 4 KiB page of it is a page fault (2,441 for the 2.5M ids of 10 MB of code: on this
-/// machine about an eighth of the call). With 2 MiB pages it is one fault per 512 of those. Only
-/// advice: the memory, its contents and who frees it are unchanged, and a system without
-/// huge pages ignores it.
-pub fn huge_pages_for<T>(v: &mut Vec<T>) {
+/// with transparent huge pages where whole 2 MiB pages fit in it; does nothing elsewhere (why:
+/// `output_vec`). Only advice: the memory, its contents and who frees it are unchanged, and a
+/// system without huge pages ignores it.
+fn huge_pages_for<T>(v: &mut Vec<T>) {
     #[cfg(target_os = "linux")]
     {
         let spare = v.spare_capacity_mut();
