@@ -22,9 +22,12 @@ impl Iterator for Claims<'_> {
     }
 }
 
-/// Runs `work` on `threads` scoped threads (on this one when `threads` is 1) that claim the
+/// Runs `work` on `threads` threads, this one and `threads - 1` scoped ones, that claim the
 /// item numbers `0..n` between them; returns what each returned, `None` for a thread that
 /// panicked.
+///
+/// Why this thread works too: it is already running, while a new thread may start late (2-3
+/// ms after the call began in some calls of 35 ms on this two-core machine, session 38).
 fn on_threads<R: Send>(threads: usize, n: usize, work: impl Fn(Claims) -> R + Sync) -> Vec<Option<R>> {
     let next = AtomicUsize::new(0);
     let claims = || Claims { next: &next, n };
@@ -32,8 +35,9 @@ fn on_threads<R: Send>(threads: usize, n: usize, work: impl Fn(Claims) -> R + Sy
         return vec![Some(work(claims()))];
     }
     std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads).map(|_| s.spawn(|| work(claims()))).collect();
-        handles.into_iter().map(|h| h.join().ok()).collect()
+        let handles: Vec<_> = (1..threads).map(|_| s.spawn(|| work(claims()))).collect();
+        let here = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(claims()))).ok();
+        std::iter::once(here).chain(handles.into_iter().map(|h| h.join().ok())).collect()
     })
 }
 
@@ -116,6 +120,11 @@ where
 /// finish are left for the end: two threads on 16 MB of English and fr/ja/zh 1.04-1.075x
 /// (cl100k, `par_encode ALT`, three runs of 20 rounds, faster in 13-17), o200k medians
 /// 1.01x (faster in 15-16 of 20).
+///
+/// A thread takes the lock only to park its item and to claim the room for the run it
+/// appends; it copies the run after letting go. Why: the copy writes fresh pages, and when
+/// the system is slow to clear them (finding 3 of session 37) a copy held under the lock
+/// took 14 ms of a 47 ms call, all of it spent waiting by the other thread.
 pub fn parallel_map_join<I: Sync, T: Copy + Send, S: Default, F>(
     items: &[I],
     num_threads: usize,
@@ -138,13 +147,18 @@ where
         }
         return Ok((!none).then_some(out));
     }
-    /// The joined vector, the items done but not yet appended, and the first not appended.
+    /// The items done but not yet appended, the first not appended, and the joined vector:
+    /// its first `len` values are placed or being copied (its own length stays below, at
+    /// values known to be written, until the end).
     struct Join<T> {
-        out: Vec<T>,
         parked: Vec<Option<Vec<T>>>,
         next: usize,
+        out: Vec<T>,
+        len: usize,
     }
-    let join = std::sync::Mutex::new(Join { out, parked: (0..items.len()).map(|_| None).collect(), next: 0 });
+    let join = std::sync::Mutex::new(Join { parked: (0..items.len()).map(|_| None).collect(), next: 0, out, len: 0 });
+    // Copies into `out` under way outside the lock: `out` may move (grow) only when none is.
+    let copying = AtomicUsize::new(0);
     // An item's error or `None`, by item number.
     let mut failed: Vec<(usize, Option<CoreError>)> = on_threads(threads, items.len(), |claims| {
         let mut state = S::default();
@@ -166,15 +180,38 @@ where
             let Ok(mut guard) = join.lock() else { return failed };
             let j = &mut *guard;
             j.parked[i] = Some(part);
-            let mut done = Vec::new();
+            let mut run = Vec::new();
             while let Some(part) = j.parked.get_mut(j.next).and_then(Option::take) {
-                j.out.extend_from_slice(&part);
+                run.push(part);
                 j.next += 1;
-                done.push(part);
             }
+            let n: usize = run.iter().map(Vec::len).sum();
+            if n == 0 {
+                continue;
+            }
+            if j.out.capacity() - j.len < n {
+                // A copy still under way writes into the old buffer, which growing frees.
+                while copying.load(Ordering::Acquire) != 0 {
+                    std::thread::yield_now();
+                }
+                // SAFETY: with no copy under way, the first `len` values are written.
+                unsafe { j.out.set_len(j.len) };
+                j.out.reserve(n);
+            }
+            let mut dst = j.out.as_mut_ptr().wrapping_add(j.len);
+            j.len += n;
+            copying.fetch_add(1, Ordering::Relaxed);
             drop(guard);
+            for part in &run {
+                // SAFETY: `dst..dst + n` is room in `out` that this thread alone claimed, and
+                // `out` does not move while `copying` counts this copy. (`as_mut_ptr` makes
+                // no reference, so other threads' pointers into their own room stay valid.)
+                unsafe { std::ptr::copy_nonoverlapping(part.as_ptr(), dst, part.len()) };
+                dst = dst.wrapping_add(part.len());
+            }
+            copying.fetch_sub(1, Ordering::Release);
             // Freed outside the lock.
-            drop(done);
+            drop(run);
         }
         failed
     })
@@ -188,10 +225,12 @@ where
     if !failed.is_empty() {
         return Ok(None);
     }
-    let j = join.into_inner().map_err(|_| CoreError::Internal("a worker thread panicked".into()))?;
+    let mut j = join.into_inner().map_err(|_| CoreError::Internal("a worker thread panicked".into()))?;
     if j.next != items.len() {
         return Err(CoreError::Internal(format!("a worker thread failed on item {}", j.next)));
     }
+    // SAFETY: every item was appended, and every copy ended before its thread did.
+    unsafe { j.out.set_len(j.len) };
     Ok(Some(j.out))
 }
 
@@ -213,6 +252,21 @@ mod tests {
                 let items: Vec<usize> = (0..parts.len()).collect();
                 let joined = super::parallel_map_join(&items, threads, 10, |_: &mut (), &i| Ok(Some(parts[i].clone())));
                 assert_eq!(joined, Ok(Some(parts.concat())), "{threads} threads, sizes {sizes:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn parallel_map_join_grows_while_other_threads_copy() {
+        // Room for one value: nearly every run grows the vector, often while another
+        // thread copies its run outside the lock.
+        let sizes: Vec<usize> = (0..600).map(|k| (k * 7919) % 5000).collect();
+        let parts: Vec<Vec<u32>> = sizes.iter().enumerate().map(|(k, &n)| vec![k as u32; n]).collect();
+        let items: Vec<usize> = (0..parts.len()).collect();
+        for threads in [2, 3, 8] {
+            for _ in 0..10 {
+                let joined = super::parallel_map_join(&items, threads, 1, |_: &mut (), &i| Ok(Some(parts[i].clone())));
+                assert_eq!(joined, Ok(Some(parts.concat())), "{threads} threads");
             }
         }
     }
