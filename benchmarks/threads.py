@@ -9,6 +9,12 @@ waits) and `cpu+` (CPU time of the 2-thread call over the 1-thread call's: above
 same work costs more on two threads). numpy's BLAS threads are held to one
 (`OPENBLAS_NUM_THREADS=1`) so that they do not spin on the second core.
 
+`ceiling`: each round also times two one-thread calls at once, one per half of the text, on
+two Python threads (the calls release the GIL): what two threads reach on this host at that
+moment with no parallel path at all (the median over the rounds of the one-thread call's time
+over theirs). `of ceiling`: the median of each round's speed-up over that round's ceiling;
+1.0 means the parallel path loses nothing that independent calls do not.
+
     python benchmarks/threads.py [--encodings o200k_base cl100k_base] [--rounds 6]
 """
 
@@ -37,23 +43,49 @@ def text_of_corpus() -> str:
     return "".join(parts) * 2
 
 
+def two_calls_at_once(enc, halves: tuple[str, str]) -> float:
+    """Wall time of two one-thread calls, one per half, on two Python threads started together."""
+    import threading
+
+    start = threading.Barrier(3)
+
+    def call(half: str) -> None:
+        start.wait()
+        enc.encode_to_numpy(half, num_threads=1)
+
+    workers = [threading.Thread(target=call, args=(h,)) for h in halves]
+    for w in workers:
+        w.start()
+    t0 = time.perf_counter()
+    start.wait()
+    for w in workers:
+        w.join()
+    return time.perf_counter() - t0
+
+
 def measure(enc_name: str, text: str, rounds: int) -> str:
     import tokenmill
 
     enc = tokenmill.get_encoding(enc_name)
     enc.encode_to_numpy(text[:100_000], num_threads=2)  # lazy set-up, thread pool
+    halves = (text[: len(text) // 2], text[len(text) // 2 :])
     runs: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
+    ceiling: list[float] = []
     for _ in range(rounds):
         for threads in (1, 2):
             c0, t0 = time.process_time(), time.perf_counter()
             enc.encode_to_numpy(text, num_threads=threads)
             runs[threads].append((time.perf_counter() - t0, time.process_time() - c0))
+        ceiling.append(runs[1][-1][0] / two_calls_at_once(enc, halves))
     mb = len(text.encode("utf-8")) / 1e6
     (w1, c1), (w2, c2) = min(runs[1]), min(runs[2])
     m1, m2 = (statistics.median(w for w, _ in runs[t]) for t in (1, 2))
+    # The round's 2-thread speed-up over what two independent calls reached in that round.
+    of_ceiling = statistics.median(w / runs[2][k][0] / ceiling[k] for k, (w, _) in enumerate(runs[1]))
     return (
         f"{enc_name:12s} {mb:5.1f} MB  1 thread {mb / w1:6.1f} MB/s  2 threads {mb / w2:6.1f} MB/s  "
-        f"speed-up {w1 / w2:.2f}x (medians {m1 / m2:.2f}x)  busy {c2 / w2 / 2:.2f}  cpu+ {c2 / c1:.2f}"
+        f"speed-up {w1 / w2:.2f}x (medians {m1 / m2:.2f}x)  busy {c2 / w2 / 2:.2f}  cpu+ {c2 / c1:.2f}  "
+        f"ceiling {statistics.median(ceiling):.2f}x  of ceiling {of_ceiling:.2f}"
     )
 
 
