@@ -27,19 +27,38 @@ const SEQUENTIAL_PART: usize = 1 << 16;
 /// Units searched for a cut point past each `SEQUENTIAL_PART` (a sixteenth of a part).
 const CUT_WINDOW: usize = SEQUENTIAL_PART / 16;
 
-/// Units `a..b` of `units` in UTF-8, in `buf` (cleared first), or `None` for a lone
-/// surrogate or a `disallowed` special token in them (the caller's UTF-8 path reports those).
-fn part_utf8<'b>(
+/// `f` of units `a..b` of `units` with `acc`, a part at a time: each part is turned into
+/// UTF-8 in `buf` (reused) and checked there, then given to `f`; `None` for a lone surrogate
+/// or a `disallowed` special token in one (the caller's UTF-8 path reports those).
+///
+/// A part ends at the first cut point in a window past `SEQUENTIAL_PART` units, else in the
+/// next such window, else at `b`. Why parts that small, also within a thread's share of a
+/// parallel call: one stays in the L2 cache from its transcoding to its pre-tokenizing (see
+/// `CoreBpe::encode_units`).
+fn in_l2_parts<T>(
     units: Units<'_>,
     (a, b): (usize, usize),
     disallowed: Option<&SpecialMatcher>,
-    buf: &'b mut String,
-) -> Option<&'b str> {
-    buf.clear();
-    if push_utf8(units.slice(a, b), buf).is_err() || disallowed.is_some_and(|d| d.find_token(buf).is_some()) {
-        return None;
+    buf: &mut String,
+    scratch: &mut Scratch,
+    mut acc: T,
+    mut f: impl FnMut(&str, &mut Scratch, &mut T) -> Result<(), CoreError>,
+) -> Result<Option<T>, CoreError> {
+    let mut start = a;
+    while start < b {
+        let end = (1..)
+            .map(|k| start + k * SEQUENTIAL_PART)
+            .take_while(|&target| target < b)
+            .find_map(|target| safe_cut_units_in(units, target, CUT_WINDOW).filter(|&c| c < b))
+            .unwrap_or(b);
+        buf.clear();
+        if push_utf8(units.slice(start, end), buf).is_err() || disallowed.is_some_and(|d| d.find_token(buf).is_some()) {
+            return Ok(None);
+        }
+        f(buf, scratch, &mut acc)?;
+        start = end;
     }
-    Some(buf)
+    Ok(Some(acc))
 }
 
 /// Whether a disallowed special token could span a cut of `safe_cuts_units` (it holds
@@ -176,12 +195,13 @@ impl CoreBpe {
                 .units_in_turn(units, disallowed, out, |part, scratch, out| self.encode_segment(part, out, scratch));
         }
         let Some(ranges) = self.unit_parts(units, disallowed, threads) else { return Ok(None) };
-        // Room for a token per character, as above.
+        // Room for a token per character, as above (a part's own room is ordinary memory: it
+        // is copied into the joined vector and freed).
         parallel_map_join(&ranges, threads, (units.len() + 1).min(1 << 26), |(scratch, buf), &range| {
-            match part_utf8(units, range, disallowed, buf) {
-                Some(part) => self.encode_with(part, None, scratch).map(Some),
-                None => Ok(None),
-            }
+            let out = Vec::with_capacity(range.1 - range.0 + 1);
+            in_l2_parts(units, range, disallowed, buf, scratch, out, |part, scratch, out| {
+                self.encode_segment(part, out, scratch)
+            })
         })
     }
 
@@ -199,63 +219,30 @@ impl CoreBpe {
                 Ok(())
             });
         }
-        let parts =
-            self.units_parallel(units, disallowed, threads, |part, scratch| self.count_segment(part, scratch))?;
-        Ok(parts.map(|p| p.iter().sum()))
+        let Some(ranges) = self.unit_parts(units, disallowed, threads) else { return Ok(None) };
+        let parts = parallel_map_with(&ranges, threads, |(scratch, buf): &mut (Scratch, String), &range| {
+            in_l2_parts(units, range, disallowed, buf, scratch, 0, |part, scratch, n| {
+                *n += self.count_segment(part, scratch)?;
+                Ok(())
+            })
+        })?;
+        Ok(parts.into_iter().sum())
     }
 
-    /// `f` of each part of `units`, in order, on this thread, each transcoded into one buffer
-    /// that is reused and checked there (see `encode_units`), with `acc`; or `None`.
+    /// `f` of each part of `units`, in order, on this thread (`in_l2_parts` over all of
+    /// them), with `acc`; or `None`.
     fn units_in_turn<T>(
         &self,
         units: Units<'_>,
         disallowed: Option<&SpecialMatcher>,
-        mut acc: T,
-        mut f: impl FnMut(&str, &mut Scratch, &mut T) -> Result<(), CoreError>,
+        acc: T,
+        f: impl FnMut(&str, &mut Scratch, &mut T) -> Result<(), CoreError>,
     ) -> Result<Option<T>, CoreError> {
         if units.len() < 2 * SEQUENTIAL_PART || !self.pretokenizer.is_fast() || disallowed.is_some_and(spans_cut) {
             return Ok(None);
         }
-        let (mut buf, mut scratch, n) = (String::new(), Scratch::default(), units.len());
-        let mut start = 0;
-        while start < n {
-            // The part ends at the first cut point in a window past `SEQUENTIAL_PART` units,
-            // else in the next such window, else at the end.
-            let end = (1..)
-                .map(|k| start + k * SEQUENTIAL_PART)
-                .take_while(|&target| target < n)
-                .find_map(|target| safe_cut_units_in(units, target, CUT_WINDOW))
-                .unwrap_or(n);
-            buf.clear();
-            if push_utf8(units.slice(start, end), &mut buf).is_err()
-                || disallowed.is_some_and(|d| d.find_token(&buf).is_some())
-            {
-                return Ok(None);
-            }
-            f(&buf, &mut scratch, &mut acc)?;
-            start = end;
-        }
-        Ok(Some(acc))
-    }
-
-    /// `f` of each part of `units`, in order, transcoded and checked by the thread that runs
-    /// it (see `encode_units`), or `None`.
-    fn units_parallel<T: Send>(
-        &self,
-        units: Units<'_>,
-        disallowed: Option<&SpecialMatcher>,
-        threads: usize,
-        f: impl Fn(&str, &mut Scratch) -> Result<T, CoreError> + Sync,
-    ) -> Result<Option<Vec<T>>, CoreError> {
-        let Some(ranges) = self.unit_parts(units, disallowed, threads) else { return Ok(None) };
-        let parts =
-            parallel_map_with(&ranges, threads, |(scratch, buf): &mut (Scratch, String), &range| {
-                match part_utf8(units, range, disallowed, buf) {
-                    Some(part) => f(part, scratch).map(Some),
-                    None => Ok(None),
-                }
-            })?;
-        Ok(parts.into_iter().collect())
+        let (mut buf, mut scratch) = (String::new(), Scratch::default());
+        in_l2_parts(units, (0, units.len()), disallowed, &mut buf, &mut scratch, acc, f)
     }
 
     /// The ranges of units that the parallel paths of `encode_units` and `count_units` cut a
