@@ -324,7 +324,7 @@ class Encoding(Tokenizer):
 
         Args:
             text: The text to encode.
-            num_threads: Threads for this call. A large text (over 512 KiB) is cut at points
+            num_threads: Threads for this call. A large text (256 KiB or more) is cut at points
                 where cutting provably does not change the result and encoded in parallel.
 
         Returns:
