@@ -472,6 +472,21 @@ def test_batch_apis_equal_tiktoken(tm, tk):
         assert a.encode_ordinary_batch(texts * 20, num_threads=n) == b.encode_ordinary_batch(texts * 20)
 
 
+def test_batch_to_numpy_equals_batch_lists_on_threads(tm):
+    # The flat array is built by the batch pipeline: lazy reading, chunks, in order.
+    enc = tm("o200k_base")
+    texts = [f"doc {i} 東京 {'x' * (i % 50)} 👍\n" * (i % 7) for i in range(700)] + ["lone \ud800 surrogate"]
+    want = enc.encode_batch(texts, disallowed_special=())
+    for n in (1, 2, 3):
+        toks, bounds = enc.encode_batch_to_numpy(iter(texts), num_threads=n, disallowed_special=())
+        assert bounds[0] == 0 and bounds[-1] == len(toks) and len(bounds) == len(texts) + 1
+        assert [toks[bounds[i] : bounds[i + 1]].tolist() for i in range(len(texts))] == want
+    bad = texts[:400] + ["x <|endoftext|> y"] + texts[400:]
+    for n in (1, 2):
+        with pytest.raises(ValueError, match="endoftext"):
+            enc.encode_batch_to_numpy(bad, num_threads=n)
+
+
 # --------------------------------------------------------------------------- threads
 
 

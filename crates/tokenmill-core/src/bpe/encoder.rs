@@ -130,14 +130,26 @@ impl CoreBpe {
         scratch: &mut Scratch,
     ) -> Result<Vec<Rank>, CoreError> {
         let mut out = crate::zeroed::output_vec(text.len() / 3 + 1);
+        self.encode_onto(text, allowed, scratch, &mut out)?;
+        Ok(out)
+    }
+
+    /// `encode_with` appending to `out`: for a batch whose documents' ids go into one
+    /// buffer, with no vector of their own to copy from.
+    pub fn encode_onto(
+        &self,
+        text: &str,
+        allowed: Option<&SpecialMatcher>,
+        scratch: &mut Scratch,
+        out: &mut Vec<Rank>,
+    ) -> Result<(), CoreError> {
         for_each_segment(text, allowed, |_, seg| match seg {
-            Segment::Text(t) => self.encode_segment(t, &mut out, scratch),
+            Segment::Text(t) => self.encode_segment(t, out, scratch),
             Segment::Special(id) => {
                 out.push(id);
                 Ok(())
             }
-        })?;
-        Ok(out)
+        })
     }
 
     /// `encode_ordinary` of one large text on up to `threads` threads: the text is cut at
