@@ -1100,6 +1100,46 @@ fn three_byte_letter_runs_match_regex() {
     }
 }
 
+/// Long runs of letters (`blocks::letter_run_vbmi`, 64 bytes at a time after 24 letters):
+/// lower and upper case ASCII and two-byte letters, with now and then a letter or mark that
+/// the 64-byte step does not take (U+017F, a title case, modifier and other letter, a
+/// combining mark, a three-byte letter), from every offset, ending at every kind of character
+/// and at the end of the text.
+#[test]
+fn long_letter_runs_match_regex() {
+    const PLAIN: &[&str] = &["a", "z", "Q", "\u{e9}", "\u{3b1}", "\u{436}", "\u{c9}", "\u{3a3}", "\u{416}", "\u{101}"];
+    const RARE: &[&str] = &["\u{17f}", "\u{1c5}", "\u{2b0}", "\u{1bb}", "\u{301}", "\u{4e2d}", "\u{df}", "\u{149}"];
+    const AFTER: &[&str] = &[" ", "1", ".", "'s", "'T", "\n", "\u{a0}", "\u{1f600}", "\u{3001}", "_", ""];
+    let n = if RELEASE { 6_000 } else { 400 };
+    let mut rng = Rng(0x10e7_7e25_0000_0038);
+    let mut inputs: Vec<String> = (0..n)
+        .map(|_| {
+            let mut s: String = "x ".repeat(rng.below(40));
+            for _ in 0..1 + rng.below(3) {
+                let lower_only = rng.below(2) == 0;
+                for _ in 0..20 + rng.below(300) {
+                    let c =
+                        if rng.below(60) == 0 { RARE[rng.below(RARE.len())] } else { PLAIN[rng.below(PLAIN.len())] };
+                    // Half the runs lower case only (o200k's `W` run), half mixed.
+                    s.push_str(if lower_only && c.chars().all(char::is_uppercase) { "\u{e9}" } else { c });
+                }
+                s.push_str(AFTER[rng.below(AFTER.len())]);
+            }
+            s
+        })
+        .collect();
+    // A run of 100 two-byte lower case letters at every offset, then each ending.
+    for k in 0..70 {
+        for end in AFTER.iter().chain(RARE) {
+            inputs.push(format!("{}{}{end}", "a".repeat(k), "\u{e9}\u{436}".repeat(50)));
+            inputs.push(format!("{} {}{end}tail", "b".repeat(k), "\u{3b1}q".repeat(40)));
+        }
+    }
+    for e in engines().iter().chain(hf_spelling_engines().iter()) {
+        check_all(e, inputs.iter().map(String::as_str));
+    }
+}
+
 /// Random strings of a few fragments, where the o200k letter classes (Lu/Lt vs Ll vs Lm/Lo/M)
 /// and whitespace runs interleave densely.
 #[test]

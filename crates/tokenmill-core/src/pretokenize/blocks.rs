@@ -324,6 +324,42 @@ unsafe fn two_byte_letters_vbmi(t: &Tables, b: &[u8], l: &mut u64, up: &mut u64)
     *up |= cap | cap << 1;
 }
 
+/// How many bytes from the start of `b` (64 and the byte after them) are letters of one
+/// class, whole characters only: ASCII `a-z` and the two-byte `lower` letters (o200k's `W`
+/// class, `upper_too` false), or also `A-Z` and the two-byte `upper` letters (`L`,
+/// `upper_too` true). Stops at the first other character (which may still be in the class:
+/// a modifier letter, a mark, three bytes; the caller judges it), and before a two-byte
+/// letter that the block would cut.
+///
+/// Why: a long run of letters (one piece of a megabyte of random letters) went a character
+/// at a time through `fast::run`, a loop whose every step waits on the load of the next
+/// character's first byte.
+///
+/// # Safety
+/// The CPU must have AVX-512BW and AVX-512 VBMI.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,avx512vbmi")]
+pub(crate) unsafe fn letter_run_vbmi(t: &Tables, b: &[u8], upper_too: bool) -> usize {
+    use std::arch::x86_64::*;
+    let (mut two, mut up) = (0u64, 0u64);
+    // SAFETY: the caller's CPU has the features; `two_byte_letters_vbmi` asserts the length.
+    unsafe { two_byte_letters_vbmi(t, b, &mut two, &mut up) };
+    // SAFETY: bytes 0..64 of `b` (asserted above, in `two_byte_letters_vbmi`).
+    let v = unsafe { _mm512_loadu_si512(b.as_ptr() as *const _) };
+    let in_range = |lo: u8, n: u8| {
+        _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(lo as i8)), _mm512_set1_epi8(n as i8))
+    };
+    let lower = in_range(b'a', 26);
+    let ok = if upper_too { two | lower | in_range(b'A', 26) } else { (two & !up) | lower };
+    let end = (!ok).trailing_zeros() as usize;
+    // All 64 taken: the last byte may lead a two-byte letter that ends past the block.
+    if end == 64 && (0xC2..=0xDF).contains(&b[63]) {
+        63
+    } else {
+        end
+    }
+}
+
 /// Bit masks of a block's byte classes; bit `i` is byte `i`.
 struct Classes {
     /// ASCII letters.

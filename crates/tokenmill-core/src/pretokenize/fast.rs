@@ -379,12 +379,36 @@ fn run3(bits: &[u64; 1024], b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Characters of a letter run taken one at a time before `run` tries 64 bytes at once: words
+/// are shorter, so ordinary text never pays for a try.
+const LONG_RUN: u32 = 24;
+
 /// End of the run of chars starting at `i` whose flags intersect `mask` (`NEG=false`) or are
 /// disjoint from it (`NEG=true`).
 #[inline(always)]
 fn run<const NEG: bool>(t: &Tables, b: &[u8], mut i: usize, mask: u8) -> usize {
     let n = b.len();
+    // Characters taken one at a time since the last try of 64 bytes at once.
+    let mut one_by_one = 0u32;
     while i < n {
+        #[cfg(target_arch = "x86_64")]
+        if !NEG && (mask == CL_W || mask == CL_L) && one_by_one >= LONG_RUN && n - i > 64 {
+            // A long run of letters (see `blocks::letter_run_vbmi`): 64 bytes at a time while
+            // the block takes nearly all of them; a character it stops at is judged below.
+            one_by_one = 0;
+            if has_avx512() && has_vbmi() {
+                loop {
+                    // SAFETY: the CPU has AVX-512BW and VBMI (checked); 65 bytes from `i` exist.
+                    let e = unsafe { super::blocks::letter_run_vbmi(t, &b[i..i + 65], mask == CL_L) };
+                    i += e;
+                    if e < 63 || n - i <= 64 {
+                        break;
+                    }
+                }
+                continue;
+            }
+        }
+        one_by_one += 1;
         let c = b[i];
         if !NEG && mask == CL_L && c & 0xF0 == 0xE0 {
             // A run of three-byte letters (CJK) in one go; a char it stops at is judged below.
