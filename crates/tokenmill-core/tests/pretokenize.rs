@@ -152,6 +152,13 @@ fn compare(e: &Engine, text: &str) -> Result<(), String> {
     ))
 }
 
+/// `check_all` of `inputs` with every engine, the Hugging Face spellings' included.
+fn check_all_engines(inputs: &[String]) {
+    for e in engines().iter().chain(hf_spelling_engines().iter()) {
+        check_all(e, inputs.iter().map(String::as_str));
+    }
+}
+
 /// Runs `compare` on all inputs and fails with (up to 10) mismatches.
 fn check_all<'a>(e: &Engine, inputs: impl IntoIterator<Item = &'a str>) -> usize {
     let mut errors = Vec::new();
@@ -966,9 +973,7 @@ fn word_wide_letter_scans_stop_at_every_byte() {
             }
         }
     }
-    for e in engines().iter().chain(hf_spelling_engines().iter()) {
-        check_all(e, inputs.iter().map(String::as_str));
-    }
+    check_all_engines(&inputs);
 }
 
 #[test]
@@ -1019,9 +1024,7 @@ fn blocks_with_two_byte_letters_match_regex() {
             }
         }
     }
-    for e in engines().iter().chain(hf_spelling_engines().iter()) {
-        check_all(e, inputs.iter().map(String::as_str));
-    }
+    check_all_engines(&inputs);
 }
 
 /// Runs of three-byte characters (`fast::run3`): CJK ideographs, kana (with U+30FC, a
@@ -1095,9 +1098,7 @@ fn three_byte_letter_runs_match_regex() {
             inputs.push(format!("A{run}{c}b"));
         }
     }
-    for e in engines().iter().chain(hf_spelling_engines().iter()) {
-        check_all(e, inputs.iter().map(String::as_str));
-    }
+    check_all_engines(&inputs);
 }
 
 /// Long runs of letters (`blocks::letter_run_vbmi`, 64 bytes at a time after 24 letters):
@@ -1135,9 +1136,7 @@ fn long_letter_runs_match_regex() {
             inputs.push(format!("{} {}{end}tail", "b".repeat(k), "\u{3b1}q".repeat(40)));
         }
     }
-    for e in engines().iter().chain(hf_spelling_engines().iter()) {
-        check_all(e, inputs.iter().map(String::as_str));
-    }
+    check_all_engines(&inputs);
 }
 
 /// Random strings of a few fragments, where the o200k letter classes (Lu/Lt vs Ll vs Lm/Lo/M)
