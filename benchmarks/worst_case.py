@@ -8,6 +8,7 @@ Usage::
     python benchmarks/worst_case.py --slope     # also a log-log slope over 128 KiB .. 2 MiB (slow: minutes)
     python benchmarks/worst_case.py --inputs a letters --libs tokenmill --slope
     python benchmarks/worst_case.py --libs tokenmill --new-text   # also R10 on texts met for the first time
+    python benchmarks/worst_case.py --libs tokenmill --no-cache   # no merged words kept across calls
 
 Timing protocol (ADVERSARIAL.md "Timing protocol"): a pre-built encoding, single thread,
 ``encode_ordinary``, one untimed warm-up, then the **minimum** of ``--repeat`` (default 5)
@@ -173,13 +174,16 @@ def slope(points) -> float | None:
     return sum((x - mx) * (y - my) for x, y in pts) / den
 
 
-def bench(encodings, inputs, libs, sizes, repeat, budget, log, new_text=False):
+def bench(encodings, inputs, libs, sizes, repeat, budget, log, new_text=False, no_cache=False):
     """{(encoding, input, lib, size): Result} (and `(..., size, "new")`: `timed_new` on texts
     of other seeds, with `new_text`, for the inputs in SEEDED), {(encoding, input, size):
-    exact-check string} and {(encoding, input, size): UTF-8 bytes}."""
+    exact-check string} and {(encoding, input, size): UTF-8 bytes}. With `no_cache`, tokenmill
+    keeps no merged words across calls (`with_cache_capacity(0)`), as tiktoken keeps none."""
     results, exact, nbytes = {}, {}, {}
     for enc_name in encodings:
         tm = tokenmill.get_encoding(enc_name)
+        if no_cache:
+            tm = tm.with_cache_capacity(0)
         tk = peers.tiktoken_encoding(enc_name) if "tiktoken" in libs else None
         toks = gen.single_piece_tokens(tm.token_byte_values())
         for inp in inputs:
@@ -303,6 +307,9 @@ def main(argv=None) -> int:
     p.add_argument("--new-text", action="store_true",
                    help="also time the seeded inputs (letters, rand_tokens, prose) on texts met for the first time: "
                         "R10 without the protocol's repeats of one text")
+    p.add_argument("--no-cache", action="store_true",
+                   help="tokenmill without its cache of merged words across calls: the protocol's repeats of a "
+                        "100K text then find nothing kept from the runs before (o200k letters: R10 15 with it, 10.5 without)")
     p.add_argument("--gate", type=float, default=None, metavar="R10", help="exit 1 if any tokenmill R10 exceeds this")
     p.add_argument("--quiet", action="store_true", help="print only the final report")
     args = p.parse_args(argv)
@@ -319,13 +326,14 @@ def main(argv=None) -> int:
             print(msg, file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
-    results, exact, nbytes = bench(encodings, args.inputs, libs, sizes, repeat, budget, log, args.new_text)
+    results, exact, nbytes = bench(encodings, args.inputs, libs, sizes, repeat, budget, log, args.new_text, args.no_cache)
     import tiktoken
 
     print(f"python {platform.python_version()}, tokenmill {tokenmill.__version__}, tiktoken {tiktoken.__version__}; "
           f"{os.cpu_count()} CPUs")
     print(f"encode_ordinary, single thread, min of {repeat} runs after 1 warm-up (* = fewer runs: "
-          f"{budget:g} s budget); sizes in characters: 100K = 102,400, 1M = 1,048,576; R10 = t(1M)/t(100K)")
+          f"{budget:g} s budget); sizes in characters: 100K = 102,400, 1M = 1,048,576; R10 = t(1M)/t(100K)"
+          + ("; tokenmill with no cache across calls (--no-cache)" if args.no_cache else ""))
     if args.new_text:
         print(f"new t: min of up to {repeat} runs, each on a text of another seed (the inputs that have seeds); "
               "R10 new = new t(1M) / new t(100K)")
