@@ -5,7 +5,7 @@ Usage::
     python benchmarks/encode.py            # full run (a few minutes)
     python benchmarks/encode.py --quick    # smaller corpora, 3 repeats (< 1 minute)
     python benchmarks/encode.py --repeat 9 --encodings o200k_base --corpora code
-    python benchmarks/encode.py --first-pass   # vs gigatoken: one core, fresh process, new text (~4 minutes)
+    python benchmarks/encode.py --first-pass   # vs gigatoken and fastokens: one core, fresh process, new text (~6 minutes)
     python benchmarks/encode.py --first-pass --interleaved   # the same in one process, alternating pass by pass
     python benchmarks/encode.py --custom       # patterns no hand-written matcher covers, vs tiktoken (~2 minutes)
     python benchmarks/encode.py --memory       # peak RSS of encoding 100 MB of new text, vs gigatoken (~3 minutes)
@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import hashlib
+import importlib.util
 import os
 import platform
 import statistics
@@ -211,7 +212,7 @@ def bench(encodings, corpora, repeat, with_hf, log, quick=False) -> list[Row]:
 
 
 # ----------------------------------------------------------------------------- first pass
-FIRST_PASS_LIBS = ["tokenmill", "gigatoken"]
+FIRST_PASS_LIBS = ["tokenmill", "gigatoken", "fastokens"]
 
 
 def first_pass_texts(mb: float) -> dict[str, str]:
@@ -265,11 +266,19 @@ def first_pass_child(lib: str, enc_name: str, corpus: str, mb: float) -> dict:
     if lib == "tokenmill":
         enc = tokenmill.get_encoding(enc_name)
         fn = lambda t: enc.encode_to_numpy(t, disallowed_special=(), num_threads=1)  # noqa: E731
-    else:
+    elif lib == "gigatoken":
         import gigatoken
 
         tok = gigatoken.Tokenizer.from_tiktoken(str(peers.shared_data() / "tiktoken" / f"{enc_name}.tiktoken"))
         fn = lambda t: np.asarray(tok.encode(t))  # noqa: E731
+    else:
+        import fastokens
+
+        # Its fastest call for one text to a uint32 array (`encode_ordinary(t).ids` builds a list
+        # and an Encoding object with offsets too).
+        tok = fastokens.Tokenizer.from_tiktoken(str(peers.shared_data() / "tiktoken" / f"{enc_name}.tiktoken"),
+                                                encoding=enc_name)
+        fn = lambda t: np.frombuffer(tok.encode_batch_flat([t])[0], np.uint32)  # noqa: E731
     fn(other)
     out = {}
     # B again as a new `str` object too: a library that reads a `str` through CPython's UTF-8
@@ -293,19 +302,20 @@ def first_pass_child(lib: str, enc_name: str, corpus: str, mb: float) -> dict:
 
 
 def first_pass(encodings, corpora, mb: float, rounds: int, log) -> int:
-    """The first-pass table: per encoding and corpus, tokenmill and gigatoken each in `rounds`
-    fresh processes pinned to one core (`taskset -c 0` when available); the median MB/s of
-    each pass, and gigatoken's time / tokenmill's (above 1: tokenmill is faster)."""
+    """The first-pass table: per encoding and corpus, tokenmill and each installed peer of
+    FIRST_PASS_LIBS (gigatoken, fastokens) in `rounds` fresh processes pinned to one core
+    (`taskset -c 0` when available); the median MB/s of each pass, and on each peer's row
+    tokenmill's speed over the peer's (above 1: tokenmill is faster)."""
     import json
     import shutil
 
     pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
-    try:
-        import gigatoken  # noqa: F401
-        libs = FIRST_PASS_LIBS
-    except ImportError:
-        log("gigatoken is not installed (pip install gigatoken): tokenmill rows only")
-        libs = ["tokenmill"]
+    libs = ["tokenmill"]
+    for peer in FIRST_PASS_LIBS[1:]:
+        if importlib.util.find_spec(peer) is None:
+            log(f"{peer} is not installed (pip install {peer}): no {peer} rows")
+        else:
+            libs.append(peer)
     results: dict = {}
     for enc_name in encodings:
         for corpus in corpora:
@@ -329,16 +339,15 @@ def first_pass(encodings, corpora, mb: float, rounds: int, log) -> int:
           f"libraries taking turns, median of {rounds}; A = first half of the text (first pass over new text), B = second half after A, B again "
           f"(same B: the same str object; copy: B again as a new str object); MB/s")
     head = (f"{'encoding':12} {'corpus':13} {'library':10} {'MB':>5} {'first A':>8} {'new B':>8} {'same B':>8} {'copy':>7} {'RSS MB':>7}  "
-            f"vs gigatoken (first/new/same/copy)  same ids")
+            f"tokenmill / this (first/new/same/copy)  same ids")
     print(head)
     print("-" * len(head))
     for (enc_name, corpus, lib), m in results.items():
-        g = results.get((enc_name, corpus, "gigatoken"))
-        vs = "-" if lib != "tokenmill" or g is None else " / ".join(
-            f"{m[k] / g[k]:.2f}x" for k in ("first", "second", "same", "same_copy"))
-        same = "-" if g is None or lib == "gigatoken" else ("yes" if g["digest"] == m["digest"] else "NO")
+        t = results[(enc_name, corpus, "tokenmill")]
+        vs = "-" if lib == "tokenmill" else " / ".join(f"{t[k] / m[k]:.2f}x" for k in ("first", "second", "same", "same_copy"))
+        same = "-" if lib == "tokenmill" else ("yes" if t["digest"] == m["digest"] else "NO")
         print(f"{enc_name:12} {corpus:13} {lib:10} {m['mb']:5.1f} {m['first']:8.1f} {m['second']:8.1f} {m['same']:8.1f} "
-              f"{m['same_copy']:7.1f} {m['rss_mb']:7.0f}  {vs:34}  {same}")
+              f"{m['same_copy']:7.1f} {m['rss_mb']:7.0f}  {vs:38}  {same}")
     return 0
 
 
@@ -352,6 +361,8 @@ def first_pass_interleaved(encodings, corpora, mb: float, rounds: int, log) -> i
     apart do not. Reported per column: the geometric mean of the rounds' ratios (gigatoken's
     time / tokenmill's), and how many rounds tokenmill was faster."""
     import math
+
+    PAIR = ["tokenmill", "gigatoken"]  # noqa: N806  (this mode compares these two only)
 
     try:
         import gigatoken
@@ -377,7 +388,7 @@ def first_pass_interleaved(encodings, corpora, mb: float, rounds: int, log) -> i
             cut = text.rfind("\n", 0, len(text) // 2) + 1 or len(text) // 2
             halves = {"first": text[:cut], "second": text[cut:]}
             nbytes = {k: len(v.encode("utf-8")) for k, v in halves.items()}
-            speeds: dict = {(lib, k): [] for lib in FIRST_PASS_LIBS for k in ("first", "second", "same")}
+            speeds: dict = {(lib, k): [] for lib in PAIR for k in ("first", "second", "same")}
             for r in range(rounds):
                 enc = base.with_cache_capacity(base.cache_capacity)
                 tok = gigatoken.Tokenizer.from_tiktoken(str(peers.shared_data() / "tiktoken" / f"{enc_name}.tiktoken"))
@@ -385,7 +396,7 @@ def first_pass_interleaved(encodings, corpora, mb: float, rounds: int, log) -> i
                        "gigatoken": lambda t: tok.encode(t)}
                 for f in fns.values():
                     f((other + " ")[:-1])
-                order = FIRST_PASS_LIBS if r % 2 == 0 else FIRST_PASS_LIBS[::-1]
+                order = PAIR if r % 2 == 0 else PAIR[::-1]
                 # A new str per library and pass (B again: the same object as that library's B).
                 objs = {lib: {k: (halves[k] + " ")[:-1] for k in halves} for lib in order}
                 for k, half in (("first", "first"), ("second", "second"), ("same", "second")):
@@ -398,7 +409,7 @@ def first_pass_interleaved(encodings, corpora, mb: float, rounds: int, log) -> i
             ratio = {k: [a / b for a, b in zip(speeds[("tokenmill", k)], speeds[("gigatoken", k)])] for k in cols}
             geo = " / ".join(f"{math.exp(sum(map(math.log, ratio[k])) / rounds):.2f}x" for k in cols)
             wins = " / ".join(str(sum(x > 1 for x in ratio[k])) for k in cols)
-            med = {lib: " / ".join(f"{statistics.median(speeds[(lib, k)]):.0f}" for k in cols) for lib in FIRST_PASS_LIBS}
+            med = {lib: " / ".join(f"{statistics.median(speeds[(lib, k)]):.0f}" for k in cols) for lib in PAIR}
             mb_text = sum(nbytes.values()) / 1e6
             print(f"{enc_name:12} {corpus:13} {mb_text:5.1f} {med['tokenmill']:>24} {med['gigatoken']:>24}  {geo:28}  {wins} of {rounds}")
             log(f"{enc_name} {corpus} done")
@@ -608,7 +619,7 @@ def main(argv=None) -> int:
     p.add_argument("--no-hf", action="store_true", help="skip HF tokenizers even if installed")
     p.add_argument("--quiet", action="store_true", help="print only the final report")
     p.add_argument("--first-pass", action="store_true",
-                   help="tokenmill vs gigatoken, one core, fresh process, new text (see first_pass)")
+                   help="tokenmill vs gigatoken and fastokens, one core, fresh process, new text (see first_pass)")
     p.add_argument("--interleaved", action="store_true",
                    help="--first-pass in one process, the libraries alternating pass by pass (see first_pass_interleaved)")
     p.add_argument("--custom", action="store_true", help="custom patterns (no hand-written matcher) vs tiktoken")
