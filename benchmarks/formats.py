@@ -12,7 +12,11 @@ V3's three splits), for:
 * ``tokenmill``: ``tokenmill.load(file)`` (an `HFTokenizer`);
 * ``tm Encoding``: the same vocabulary as a tokenmill `Encoding` (byte-level files only; the
   bar is that the loaded file runs within 10% of it);
-* the peers that load the same files, when installed: gigatoken, tokie, kitoken, nanotoken.
+* the peers that load the same files, when installed: gigatoken, fastokens, tokie, kitoken,
+  nanotoken.
+
+A 1-thread row's process is held to one core (`sched_setaffinity`): fastokens and tokie split
+one text across threads whatever RAYON_NUM_THREADS says.
 
 Honest measurement: every row runs in a fresh process that loads the tokenizer and makes one
 first pass over the text (no warm-up, no repeat), so caches kept across calls (gigatoken's
@@ -65,7 +69,7 @@ DEEPSEEK_SPLITS = [
     "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+|"
     " ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
 ]
-LIBS = ["HF", "tokenmill", "tm Encoding", "gigatoken", "tokie", "kitoken", "nanotoken"]
+LIBS = ["HF", "tokenmill", "tm Encoding", "gigatoken", "fastokens", "tokie", "kitoken", "nanotoken"]
 
 
 def lines(langs: list[str], mb: float) -> list[str]:
@@ -177,6 +181,8 @@ def run_one(lib: str, name: str, path: str, corpus: str, threads: int, mb: float
     """Runs in a fresh process: load, then one first pass over the corpus."""
     os.environ["RAYON_NUM_THREADS"] = str(threads)
     os.environ["TOKENIZERS_PARALLELISM"] = "true"
+    if threads == 1 and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     docs = lines(["en-US"] if corpus == "english" else ["fr-FR", "ja-JP", "zh-CN"], mb)
     size = sum(len(d.encode("utf-8")) for d in docs) / 1e6
     t0 = time.perf_counter()
@@ -203,6 +209,14 @@ def run_one(lib: str, name: str, path: str, corpus: str, threads: int, mb: float
 
         tok = gigatoken.Tokenizer(path)
         enc = lambda: tok.encode_batch_list(docs, parallel=threads > 1)  # noqa: E731
+    elif lib == "fastokens":
+        import fastokens
+
+        tok = fastokens.Tokenizer.from_file(path)
+        if threads == 1:
+            enc = lambda: [tok.encode(d).ids for d in docs]  # noqa: E731
+        else:
+            enc = lambda: [e.ids for e in tok.encode_batch(docs)]  # noqa: E731
     elif lib == "tokie":
         import tokie
 
