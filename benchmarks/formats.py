@@ -177,6 +177,14 @@ def parallel_ceiling() -> float:
 
 
 # ------------------------------------------------------------------------- one measurement
+def _encoding_ids(tok, docs, threads: int):
+    """HF's calling convention, which fastokens shares: `encode(line).ids` line by line on one
+    thread, `encode_batch` (the library's own thread pool) on more."""
+    if threads == 1:
+        return lambda: [tok.encode(d).ids for d in docs]
+    return lambda: [e.ids for e in tok.encode_batch(docs)]
+
+
 def run_one(lib: str, name: str, path: str, corpus: str, threads: int, mb: float) -> dict:
     """Runs in a fresh process: load, then one first pass over the corpus."""
     os.environ["RAYON_NUM_THREADS"] = str(threads)
@@ -189,11 +197,7 @@ def run_one(lib: str, name: str, path: str, corpus: str, threads: int, mb: float
     if lib == "HF":
         import tokenizers
 
-        tok = tokenizers.Tokenizer.from_file(path)
-        if threads == 1:
-            enc = lambda: [tok.encode(d).ids for d in docs]  # noqa: E731
-        else:
-            enc = lambda: [e.ids for e in tok.encode_batch(docs)]  # noqa: E731
+        enc = _encoding_ids(tokenizers.Tokenizer.from_file(path), docs, threads)
     elif lib == "tokenmill":
         import tokenmill
 
@@ -212,11 +216,7 @@ def run_one(lib: str, name: str, path: str, corpus: str, threads: int, mb: float
     elif lib == "fastokens":
         import fastokens
 
-        tok = fastokens.Tokenizer.from_file(path)
-        if threads == 1:
-            enc = lambda: [tok.encode(d).ids for d in docs]  # noqa: E731
-        else:
-            enc = lambda: [e.ids for e in tok.encode_batch(docs)]  # noqa: E731
+        enc = _encoding_ids(fastokens.Tokenizer.from_file(path), docs, threads)
     elif lib == "tokie":
         import tokie
 
