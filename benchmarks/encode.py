@@ -362,7 +362,7 @@ def first_pass_interleaved(encodings, corpora, mb: float, rounds: int, log) -> i
     time / tokenmill's), and how many rounds tokenmill was faster."""
     import math
 
-    PAIR = ["tokenmill", "gigatoken"]  # noqa: N806  (this mode compares these two only)
+    pair = ["tokenmill", "gigatoken"]  # this mode compares these two only
 
     try:
         import gigatoken
@@ -388,7 +388,7 @@ def first_pass_interleaved(encodings, corpora, mb: float, rounds: int, log) -> i
             cut = text.rfind("\n", 0, len(text) // 2) + 1 or len(text) // 2
             halves = {"first": text[:cut], "second": text[cut:]}
             nbytes = {k: len(v.encode("utf-8")) for k, v in halves.items()}
-            speeds: dict = {(lib, k): [] for lib in PAIR for k in ("first", "second", "same")}
+            speeds: dict = {(lib, k): [] for lib in pair for k in ("first", "second", "same")}
             for r in range(rounds):
                 enc = base.with_cache_capacity(base.cache_capacity)
                 tok = gigatoken.Tokenizer.from_tiktoken(str(peers.shared_data() / "tiktoken" / f"{enc_name}.tiktoken"))
@@ -396,7 +396,7 @@ def first_pass_interleaved(encodings, corpora, mb: float, rounds: int, log) -> i
                        "gigatoken": lambda t: tok.encode(t)}
                 for f in fns.values():
                     f((other + " ")[:-1])
-                order = PAIR if r % 2 == 0 else PAIR[::-1]
+                order = pair if r % 2 == 0 else pair[::-1]
                 # A new str per library and pass (B again: the same object as that library's B).
                 objs = {lib: {k: (halves[k] + " ")[:-1] for k in halves} for lib in order}
                 for k, half in (("first", "first"), ("second", "second"), ("same", "second")):
@@ -409,7 +409,7 @@ def first_pass_interleaved(encodings, corpora, mb: float, rounds: int, log) -> i
             ratio = {k: [a / b for a, b in zip(speeds[("tokenmill", k)], speeds[("gigatoken", k)])] for k in cols}
             geo = " / ".join(f"{math.exp(sum(map(math.log, ratio[k])) / rounds):.2f}x" for k in cols)
             wins = " / ".join(str(sum(x > 1 for x in ratio[k])) for k in cols)
-            med = {lib: " / ".join(f"{statistics.median(speeds[(lib, k)]):.0f}" for k in cols) for lib in PAIR}
+            med = {lib: " / ".join(f"{statistics.median(speeds[(lib, k)]):.0f}" for k in cols) for lib in pair}
             mb_text = sum(nbytes.values()) / 1e6
             print(f"{enc_name:12} {corpus:13} {mb_text:5.1f} {med['tokenmill']:>24} {med['gigatoken']:>24}  {geo:28}  {wins} of {rounds}")
             log(f"{enc_name} {corpus} done")

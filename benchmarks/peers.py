@@ -377,7 +377,7 @@ def run_child(job: dict, pin: list[str]) -> dict:
     cmd = pin + [sys.executable, __file__, "--child", json.dumps(job)]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
-        return {"missing": f"process failed ({r.returncode}): {r.stderr.strip().splitlines()[-1:] or ''}"}
+        return {"missing": f"process failed ({r.returncode}): {(r.stderr.strip().splitlines() or ['?'])[-1][:80]}"}
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
