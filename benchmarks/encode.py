@@ -263,21 +263,21 @@ def first_pass_child(lib: str, enc_name: str, corpus: str, mb: float) -> dict:
     other = texts["code" if corpus != "code" else "prose"][:65536]
     cut = text.rfind("\n", 0, len(text) // 2) + 1 or len(text) // 2
     a, b = text[:cut], text[cut:]
+    ranks = str(peers.shared_data() / "tiktoken" / f"{enc_name}.tiktoken")
     if lib == "tokenmill":
         enc = tokenmill.get_encoding(enc_name)
         fn = lambda t: enc.encode_to_numpy(t, disallowed_special=(), num_threads=1)  # noqa: E731
     elif lib == "gigatoken":
         import gigatoken
 
-        tok = gigatoken.Tokenizer.from_tiktoken(str(peers.shared_data() / "tiktoken" / f"{enc_name}.tiktoken"))
+        tok = gigatoken.Tokenizer.from_tiktoken(ranks)
         fn = lambda t: np.asarray(tok.encode(t))  # noqa: E731
     else:
         import fastokens
 
         # Its fastest call for one text to a uint32 array (`encode_ordinary(t).ids` builds a list
         # and an Encoding object with offsets too).
-        tok = fastokens.Tokenizer.from_tiktoken(str(peers.shared_data() / "tiktoken" / f"{enc_name}.tiktoken"),
-                                                encoding=enc_name)
+        tok = fastokens.Tokenizer.from_tiktoken(ranks, encoding=enc_name)
         fn = lambda t: np.frombuffer(tok.encode_batch_flat([t])[0], np.uint32)  # noqa: E731
     fn(other)
     out = {}

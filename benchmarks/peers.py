@@ -207,6 +207,10 @@ def build_wordchipper(name, tk):
     return [Impl("wordchipper", _version("wordchipper"), "encode", tok.encode, "list")]
 
 
+# The GPT-4o tokenizer.json in ../shared/data/hf: o200k's vocabulary as Hugging Face spells it.
+GPT4O_JSON = "gpt-4o.o200k.tokenizer.json.gz"
+
+
 def _hf_json(name: str) -> Path:
     """A tokenizer.json of `name`, written once per run by the parent (`prepare_files`): the
     GPT-4o file from ../shared/data/hf for o200k_base (gunzipped: tokie reads a path), and
@@ -222,9 +226,9 @@ def prepare_files(peers) -> Path:
     os.environ["PEERS_FILES"] = str(files)
     if {"hf", "tokie"} & set(peers):
         for name in ENCODINGS:
-            out = files / f"{name}.tokenizer.json"
+            out = _hf_json(name)
             if name == "o200k_base":
-                out.write_bytes(gzip.decompress((testpeers.shared_data() / "hf" / "gpt-4o.o200k.tokenizer.json.gz").read_bytes()))
+                out.write_bytes(gzip.decompress((testpeers.shared_data() / "hf" / GPT4O_JSON).read_bytes()))
             else:
                 tokenmill.get_encoding(name).export("hf", out)
     if "wordchipper" in peers:
@@ -233,7 +237,7 @@ def prepare_files(peers) -> Path:
 
 
 def _json_note(name: str) -> str:
-    return ("../shared/data/hf/gpt-4o.o200k.tokenizer.json.gz" if name == "o200k_base"
+    return (f"../shared/data/hf/{GPT4O_JSON}" if name == "o200k_base"
             else "tokenizer.json exported by tokenmill (no HF file of cl100k in ../shared/data)")
 
 
@@ -329,12 +333,9 @@ def child(job: dict) -> dict:
     """One round of one library in this (fresh) process: build its encoders, and for each
     corpus encode the warm-up text, then time one encode of the measured text (and `repeat`
     more of the same text). The ids go back as a digest and a count, checked by the parent."""
-    import tiktoken
-
     name, peer = job["encoding"], job["peer"]
     corpora = load_corpora(job["size"], job["corpora"])
-    tk = testpeers.tiktoken_encoding(name)
-    tk = tiktoken.Encoding(name, pat_str=tk._pat_str, mergeable_ranks=tk._mergeable_ranks, special_tokens=tk._special_tokens)
+    tk = testpeers.tiktoken_encoding(name)  # this process's own: a fresh instance
     try:
         impls = build_reference(name, tk) if peer == "reference" else BUILDERS[peer](name, tk)
     except ImportError as e:
