@@ -78,6 +78,20 @@ pub fn key_bytes(k: Key) -> u128 {
     k.0 as u128 | ((k.1 & 0x00FF_FFFF_FFFF_FFFF) as u128) << 64
 }
 
+/// Whether the piece packed as `k` has at most `n` bytes of 0x80 or more, and none of 0xE0
+/// or more: ASCII with at most `n / 2` characters of two bytes (Latin letters with accents).
+#[inline(always)]
+pub fn key_is_nearly_ascii(k: Key, n: u32) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let hi = k.1 & 0x00FF_FFFF_FFFF_FFFF;
+    if (k.0 | hi) & HIGH == 0 {
+        // ASCII, nearly every piece: one test.
+        return true;
+    }
+    let three = |x: u64| x & x << 1 & x << 2 & HIGH;
+    (k.0 & HIGH).count_ones() + (hi & HIGH).count_ones() <= n && (three(k.0) | three(hi)) == 0
+}
+
 /// Whether the piece packed as `k` is ASCII.
 #[inline(always)]
 pub fn key_is_ascii(k: Key) -> bool {
@@ -671,6 +685,23 @@ pub(crate) mod tests {
     /// Tests set this to build vocabularies with a `ShortKeyTable` on any CPU (a vocabulary
     /// built meanwhile by another test may get one too: either kind gives the same tokens).
     pub(crate) static NARROW: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+    #[test]
+    fn nearly_ascii_counts_the_bytes_above_ascii() {
+        let mut next = crate::testing::xorshift(9);
+        for _ in 0..20_000 {
+            let len = 1 + (next() % MAX_KEY as u64) as usize;
+            // Bytes from a few classes: ASCII, NUL, continuation, two-byte lead, 0xE0 and up.
+            let b: Vec<u8> =
+                (0..len).map(|_| [b'a', 0, 0x80, 0xBF, 0xC3, 0xDF, 0xE0, 0xFF][(next() % 8) as usize]).collect();
+            let high = b.iter().filter(|&&x| x >= 0x80).count() as u32;
+            let key = pack(&b).unwrap();
+            for n in 0..4 {
+                let want = high <= n && b.iter().all(|&x| x < 0xE0);
+                assert_eq!(key_is_nearly_ascii(key, n), want, "{b:02x?}, at most {n}");
+            }
+        }
+    }
 
     #[test]
     fn pack_is_injective_on_short_strings() {

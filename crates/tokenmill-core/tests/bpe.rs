@@ -81,13 +81,41 @@ fn short_merge_equals_the_plain_rule() {
             merge_bytewise(&vocab, &piece, &mut want);
             merge_small(&vocab, &piece, &mut got, &mut Default::default());
             assert_eq!(got, want, "seed {seed}, piece {:?}", String::from_utf8_lossy(&piece));
-            // A piece that is not a token merges on the stack (`merge_short_ascii`) when it
+            // A piece that is not a token merges on the stack (`merge_short_bytes`) when it
             // is ASCII and packs (up to 15 bytes).
             if vocab.rank(&piece).is_none() {
                 got.clear();
                 encode_piece(&vocab, &piece, &mut got);
                 assert_eq!(got, want, "seed {seed}, piece {:?} through encode_piece", String::from_utf8_lossy(&piece));
             }
+        }
+    }
+}
+
+#[test]
+fn pieces_with_bytes_above_ascii_merge_by_the_plain_rule() {
+    // Whole pieces go to `merge_short_bytes` when they are ASCII with at most two bytes of
+    // 0x80-0xDF (`merge::merges_from_bytes`), else to `merge_piece`; both must give the rule's
+    // tokens, with such bytes among the vocabulary's tokens and anywhere in the piece
+    // (`é` is C3 A9; E3 leads a character of three bytes; lone continuation bytes too).
+    let alphabet = [b'a', b'b', b' ', 0xC3, 0xA9, 0xE3, 0x81, 0x82];
+    for seed in 0..120u64 {
+        let vocab = shuffled_vocab(seed, &alphabet, [40, 120, 300][seed as usize % 3]);
+        let mut rng = Rng(seed + 7);
+        for round in 0..150 {
+            let len = 1 + rng.below(17);
+            // Mostly ASCII with a few high bytes, or any bytes of the alphabet.
+            let high = [1, 2, 3, 8][round % 4];
+            let piece: Vec<u8> = (0..len)
+                .map(|_| if rng.below(8) < high { alphabet[3 + rng.below(5)] } else { alphabet[rng.below(3)] })
+                .collect();
+            if vocab.rank(&piece).is_some() {
+                continue;
+            }
+            let (mut want, mut got) = (Vec::new(), Vec::new());
+            merge_bytewise(&vocab, &piece, &mut want);
+            encode_piece(&vocab, &piece, &mut got);
+            assert_eq!(got, want, "seed {seed}, piece {piece:02x?}");
         }
     }
 }
