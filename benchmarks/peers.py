@@ -5,6 +5,7 @@ Usage::
     python benchmarks/peers.py            # ~1 MB per corpus, cl100k_base + o200k_base, 3 rounds (~2-4 minutes)
     python benchmarks/peers.py --quick    # ~0.3 MB per corpus, o200k_base only, 2 rounds (< 1 minute)
     python benchmarks/peers.py --peers fastokens gigatoken --corpora code
+    python benchmarks/peers.py --docs 16000   # the same text as documents of ~16 KB, a call each
 
 Peers: tokendagger, bpe-openai, riptoken, gigatoken, wordchipper, fastokens, tokie, kitoken,
 toktok (counts only) and HF tokenizers, each used only if it is installed (this script never
@@ -24,6 +25,12 @@ seen:
 * ``MB/s first pass``: median over the processes of that one encode; the ratio column uses it;
 * ``MB/s same text``: in the last process, the median of ``--repeat`` more encodes of the same
   text (inflated for peers that keep pre-tokens across calls).
+
+``--docs BYTES`` cuts the measured text into documents of about that many bytes (whole lines)
+and times one call per document instead of one call for the whole text: a long-running
+process encoding a stream of documents, where the call's size decides what a cache within a
+call can save and what each call's set-up costs. Exactness is then against tiktoken's ids of
+each document.
 
 1 MB = 10^6 bytes of UTF-8. ``tokenmill/peer`` is tokenmill's first-pass MB/s over the row's,
 for the same kind of result (a list, a numpy array, a count). ``exact`` compares the ids (a
@@ -107,6 +114,18 @@ def _split(text: str, size: int) -> tuple[str, str]:
     lines after them)."""
     first = _head(text, size)
     return first, _head(text[len(first):], size)
+
+
+def documents(text: str, size: int) -> list[str]:
+    """`text` cut into documents of whole lines adding up to about `size` bytes each; all of
+    `text` when `size` is 0."""
+    if not size:
+        return [text]
+    docs = []
+    while text:
+        docs.append(_head(text, size) or text)
+        text = text[len(docs[-1]):]
+    return docs
 
 
 def load_corpora(size: int, names) -> dict[str, tuple[str, str]]:
@@ -331,8 +350,9 @@ def _digest(ids) -> str:
 
 def child(job: dict) -> dict:
     """One round of one library in this (fresh) process: build its encoders, and for each
-    corpus encode the warm-up text, then time one encode of the measured text (and `repeat`
-    more of the same text). The ids go back as a digest and a count, checked by the parent."""
+    corpus encode the warm-up text, then time one encode of the measured text, or one per
+    document with `docs` (and `repeat` more of the same text). The ids go back as a digest
+    and a count, checked by the parent."""
     name, peer = job["encoding"], job["peer"]
     corpora = load_corpora(job["size"], job["corpora"])
     tk = testpeers.tiktoken_encoding(name)  # this process's own: a fresh instance
@@ -346,21 +366,24 @@ def child(job: dict) -> dict:
     for im in impls:
         res = {}
         for corpus, (text, warm_text) in corpora.items():
+            docs = documents(text, job["docs"])
             try:
                 im.fn(warm_text)
                 c0, t0 = time.process_time(), time.perf_counter()
-                ids = im.fn(text)
+                ids = [im.fn(d) for d in docs]
                 wall, cpu = time.perf_counter() - t0, time.process_time() - c0
                 r = {"first": wall, "cpu": cpu}
                 if im.returns == "count":
-                    r["n"] = int(ids)
+                    r["n"] = int(sum(ids))
                 else:
-                    r["n"], r["digest"] = len(ids), _digest(ids)
+                    joined = np.concatenate([np.asarray(x, dtype=np.int64) for x in ids])
+                    r["n"], r["digest"] = len(joined), _digest(joined)
+                    del joined
                 del ids
                 same = []
                 for _ in range(job["repeat"]):
                     t0 = time.perf_counter()
-                    result = im.fn(text)
+                    result = [im.fn(d) for d in docs]
                     same.append(time.perf_counter() - t0)
                     del result
                 r["same"] = same
@@ -390,14 +413,14 @@ class Row:
             setattr(self, k, kw.get(k))
 
 
-def bench(encodings, corpora, peers, rounds, repeat, size, pin, log):
+def bench(encodings, corpora, peers, rounds, repeat, size, docs, pin, log):
     """Rows of the report: every library, `rounds` fresh processes each, taking turns."""
     rows = []
     for name in encodings:
         ref_enc = testpeers.tiktoken_encoding(name)
         refs = {}
         for corpus, (text, _) in corpora.items():
-            ids = ref_enc.encode_ordinary(text)
+            ids = [i for d in documents(text, docs) for i in ref_enc.encode_ordinary(d)]
             refs[corpus] = (len(ids), _digest(ids))
             log(f"{name} {corpus}: {len(text.encode()) / 1e6:.2f} MB, {len(ids)} tokens")
         firsts, same, cpu, wall, exact, meta, missing = {}, {}, {}, {}, {}, {}, {}
@@ -405,7 +428,7 @@ def bench(encodings, corpora, peers, rounds, repeat, size, pin, log):
             for peer in ["reference"] + list(peers):
                 if peer in missing:
                     continue
-                job = {"encoding": name, "peer": peer, "size": size, "corpora": list(corpora),
+                job = {"encoding": name, "peer": peer, "size": size, "corpora": list(corpora), "docs": docs,
                        "repeat": repeat if rnd == rounds - 1 else 0}
                 got = run_child(job, pin)
                 if "missing" in got:
@@ -488,6 +511,8 @@ def main(argv=None) -> int:
     p.add_argument("--encodings", nargs="+", choices=ENCODINGS, metavar="NAME", help="default both (o200k_base with --quick)")
     p.add_argument("--corpora", nargs="+", default=CORPORA, choices=CORPORA, metavar="NAME")
     p.add_argument("--peers", nargs="+", default=PEERS, choices=PEERS, metavar="NAME")
+    p.add_argument("--docs", type=int, default=0, metavar="BYTES",
+                   help="time the measured text as documents of about BYTES bytes, one call each (default: one call)")
     p.add_argument("--quiet", action="store_true", help="print only the final report")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -500,6 +525,8 @@ def main(argv=None) -> int:
     encodings = args.encodings or (["o200k_base"] if args.quick else ENCODINGS)
     if repeat < 1 or rounds < 1:
         p.error("--repeat and --rounds must be >= 1")
+    if args.docs < 0:
+        p.error("--docs must be >= 0")
     # One core for every library: fastokens and tokie split one text across threads whatever
     # RAYON_NUM_THREADS says.
     pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
@@ -512,12 +539,14 @@ def main(argv=None) -> int:
     corpora = load_corpora(size, args.corpora)
     files = prepare_files(args.peers)
     try:
-        rows = bench(encodings, corpora, args.peers, rounds, repeat, size, pin, log)
+        rows = bench(encodings, corpora, args.peers, rounds, repeat, size, args.docs, pin, log)
     finally:
         shutil.rmtree(files, ignore_errors=True)
     print(f"python {platform.python_version()}, numpy {np.__version__}; {os.cpu_count()} CPUs; "
           f"{'one core (taskset -c 0)' if pin else 'not pinned (no taskset)'}, RAYON_NUM_THREADS=1")
-    print(f"one big text per corpus ({', '.join(f'{c} {len(t[0].encode()) / 1e6:.2f} MB' for c, t in corpora.items())}); "
+    calls = (f"documents of about {args.docs:,} bytes, one call each" if args.docs else "one call") + " per text"
+    print(f"one big text per corpus ({', '.join(f'{c} {len(t[0].encode()) / 1e6:.2f} MB' for c, t in corpora.items())}), "
+          f"{calls}; "
           f"{rounds} fresh processes per library, the libraries taking turns, each warming up on a disjoint text of the "
           "same corpus; 'first pass' = median over the processes of one encode of the unseen text, 'same text' = "
           f"median of {repeat} more encodes of it in the last process; MB = 10^6 bytes; tokenmill/peer = tokenmill's "
