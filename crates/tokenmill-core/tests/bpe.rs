@@ -82,7 +82,7 @@ fn short_merge_equals_the_plain_rule() {
             merge_small(&vocab, &piece, &mut got, &mut Default::default());
             assert_eq!(got, want, "seed {seed}, piece {:?}", String::from_utf8_lossy(&piece));
             // A piece that is not a token merges on the stack (`merge_short_bytes`) when it
-            // is ASCII and packs (up to 15 bytes).
+            // is ASCII (or has one character of two bytes) and packs (up to 15 bytes).
             if vocab.rank(&piece).is_none() {
                 got.clear();
                 encode_piece(&vocab, &piece, &mut got);
@@ -104,7 +104,7 @@ fn pieces_with_bytes_above_ascii_merge_by_the_plain_rule() {
         let mut rng = Rng(seed + 7);
         for round in 0..150 {
             let len = 1 + rng.below(17);
-            // Mostly ASCII with a few high bytes, or any bytes of the alphabet.
+            // A high byte in 1, 2 or 3 draws of 8, or in every draw.
             let high = [1, 2, 3, 8][round % 4];
             let piece: Vec<u8> = (0..len)
                 .map(|_| if rng.below(8) < high { alphabet[3 + rng.below(5)] } else { alphabet[rng.below(3)] })
