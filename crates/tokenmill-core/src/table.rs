@@ -82,12 +82,12 @@ pub fn key_bytes(k: Key) -> u128 {
 /// or more: ASCII with at most `n / 2` characters of two bytes (Latin letters with accents).
 #[inline(always)]
 pub fn key_is_nearly_ascii(k: Key, n: u32) -> bool {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let hi = k.1 & 0x00FF_FFFF_FFFF_FFFF;
-    if (k.0 | hi) & HIGH == 0 {
-        // ASCII, nearly every piece: one test.
+    if key_is_ascii(k) {
+        // Nearly every piece: one test.
         return true;
     }
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let hi = k.1 & 0x00FF_FFFF_FFFF_FFFF;
     let three = |x: u64| x & x << 1 & x << 2 & HIGH;
     (k.0 & HIGH).count_ones() + (hi & HIGH).count_ones() <= n && (three(k.0) | three(hi)) == 0
 }
