@@ -1015,7 +1015,7 @@ fn blocks_with_two_byte_letters_match_regex() {
         })
         .collect();
     // Each two-byte character at every offset of the first blocks, after ASCII of either case.
-    for c in ["\u{e9}", "\u{c9}", "\u{1c5}", "\u{2b0}", "\u{a0}", "\u{ab}", "\u{301}"] {
+    for c in ["\u{e9}", "\u{c9}", "\u{1c5}", "\u{2b0}", "\u{a0}", "\u{ab}", "\u{bb}", "\u{301}"] {
         for k in 0..140 {
             for fill in ["abcdefgh ", "ABcdEF ij", "x, y. 'z "] {
                 let head: String = fill.chars().cycle().take(k).collect();
@@ -1024,6 +1024,80 @@ fn blocks_with_two_byte_letters_match_regex() {
             }
         }
     }
+    check_all_engines(&inputs);
+}
+
+/// The block path's no-break spaces and guillemets (`blocks::nbsp_and_guillemets_avx512`):
+/// French-like text, where U+00A0 stands before `:`, `;`, `?`, `!` and `»`, after `«`, inside
+/// numbers and sometimes beside spaces and newlines, with the punctuation, digits, letters
+/// (two-byte ones too) and contractions around it, dense enough that each rule meets it at
+/// every offset of a block.
+#[test]
+fn blocks_with_no_break_spaces_and_guillemets_match_regex() {
+    const MIX: &[&str] = &[
+        "\u{a0}",
+        "\u{a0}",
+        "\u{a0}\u{a0}",
+        "\u{ab}",
+        "\u{bb}",
+        "\u{ab}\u{a0}",
+        "\u{a0}\u{bb}",
+        "\u{a0}:",
+        "\u{a0};",
+        "\u{a0}?",
+        "\u{a0}!",
+        " ",
+        " ",
+        "  ",
+        "\n",
+        "\r\n",
+        "\n\n",
+        ":",
+        ";",
+        ".",
+        ",",
+        "'",
+        "'s",
+        "l'",
+        "d'",
+        "'T",
+        "/",
+        "-",
+        "(",
+        ")",
+        "1",
+        "000",
+        "2026",
+        "mot",
+        "mot",
+        "Mot",
+        "MOT",
+        "donn\u{e9}es",
+        "\u{c9}t\u{e9}",
+        "\u{e9}",
+        "\t",
+        "\u{2019}",
+        "\u{85}",
+        "\u{d7}",
+    ];
+    let n = if RELEASE { 30_000 } else { 1_500 };
+    let mut rng = Rng(0x5eed_f4e5_c4a1_0a0b);
+    let inputs: Vec<String> = (0..n)
+        .map(|_| {
+            let len = 30 + rng.below(120);
+            // Mostly words and spaces, as in prose; sometimes only the signs around them.
+            let dense = rng.below(3) == 0;
+            (0..len)
+                .map(|_| {
+                    if !dense && rng.below(2) == 0 {
+                        ["mot", " ", "mot ", "le ", " de"][rng.below(5)]
+                    } else {
+                        MIX[rng.below(MIX.len())]
+                    }
+                })
+                .collect()
+        })
+        .collect();
     check_all_engines(&inputs);
 }
 

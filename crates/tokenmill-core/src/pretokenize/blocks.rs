@@ -44,7 +44,9 @@
 //! punctuation takes no newline after it, and a run of whitespace is `\s+(?!\S)|\s+`.
 //!
 //! Two-byte cased letters (`é`, `Ä`, `ж`, `Ω`: lower or upper case only, see
-//! `two_byte_letters`) are plain too: each is two letter bytes of its case.
+//! `two_byte_letters`) are plain too: each is two letter bytes of its case. So are, on CPUs
+//! with AVX-512 VBMI and for all but r50k, the no-break space (U+00A0: whitespace that is the
+//! space to every rule but one, see `rules`) and the guillemets `«` and `»` (two `O` bytes).
 //!
 //! What it does not do: DeepSeek V3, or any byte that is not plain;
 //! off x86-64 it is not compiled (the matchers do all the work).
@@ -79,20 +81,47 @@ pub(super) fn block<
     if b.len() < pos + 66 {
         return Err(b.len());
     }
-    let Classes { mut l, sp, o, d, ap, nl, mut up, slash, hi } = if AVX512 {
+    let mut c = if AVX512 {
         // SAFETY: only callers that checked that the CPU has AVX-512BW set `AVX512`.
         unsafe { classes64_avx512(&b[pos..pos + 64]) }
     } else {
         classes64_sse2(&b[pos..pos + 64])
     };
-    if hi != 0 {
+    if c.hi != 0 {
         if VBMI {
             // SAFETY: only callers that checked that the CPU has AVX-512 VBMI set `VBMI`.
-            unsafe { two_byte_letters_vbmi(t, &b[pos..pos + 65], &mut l, &mut up) };
+            unsafe { two_byte_letters_vbmi(t, &b[pos..pos + 65], &mut c.l, &mut c.up) };
+            if !R50K {
+                // SAFETY: as above (VBMI implies AVX-512BW here).
+                let (nbl, gl) = unsafe { nbsp_and_guillemets_avx512(&b[pos..pos + 65]) };
+                if nbl | gl != 0 {
+                    return rules::<ONE_DIGIT, O200K, R50K, VBMI, true>(b, pos, sink, c, nbl, gl);
+                }
+            }
         } else {
-            two_byte_letters(t, &b[pos..pos + 65], hi, &mut l, &mut up);
+            two_byte_letters(t, &b[pos..pos + 65], c.hi, &mut c.l, &mut c.up);
         }
     }
+    rules::<ONE_DIGIT, O200K, R50K, VBMI, false>(b, pos, sink, c, 0, 0)
+}
+
+/// The rest of `block`, from the block's classes `c`: its piece starts and how far they are
+/// trusted. `nbl`, `gl`: the lead bytes of its no-break spaces and guillemets (r50k: none),
+/// which `SPECIAL` says it has (a version without them for the blocks that have none, which
+/// are most: their masks fold away).
+#[inline(always)]
+fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI: bool, const SPECIAL: bool>(
+    b: &[u8],
+    pos: usize,
+    sink: &mut impl PieceSink,
+    c: Classes,
+    nbl: u64,
+    gl: u64,
+) -> Result<(usize, usize), usize> {
+    let (nbl, gl) = if SPECIAL { (nbl, gl) } else { (0, 0) };
+    let Classes { l, sp, o, d, ap, nl, up, slash, hi: _ } = c;
+    // A no-break space's two bytes; a guillemet's are two bytes of `O`.
+    let (nb, o) = (nbl | nbl << 1, o | gl | gl << 1);
     // Contractions: an apostrophe before `[sdmt]` (c1) or `ll|ve|re` (c2), in any case (r50k:
     // lower case only). Rare enough (a few per block of code, fewer in prose) to look at byte
     // by byte.
@@ -138,7 +167,7 @@ pub(super) fn block<
     };
     // First byte that is not plain (or starts a run's fourth group of digits, or an o200k
     // chained contraction), counting the two bytes after the block (64 and 65), 66 if none.
-    let k = (!(l | sp | o | d | nl) | long_digits | chained).trailing_zeros() as usize;
+    let k = (!(l | sp | o | d | nl | nb) | long_digits | chained).trailing_zeros() as usize;
     let k = match k {
         64 if !plain(b[pos + 64]) => 64,
         64 if !plain(b[pos + 65]) => 65,
@@ -157,7 +186,7 @@ pub(super) fn block<
     // Whitespace: runs of spaces and newlines (`w`). Per pattern: where runs of whitespace
     // start pieces (`runs`), the contractions that count (`ct`), and where words and runs of
     // `O` start.
-    let w = sp | nl;
+    let w = sp | nl | nb;
     let (ct, words, puncts, runs) = if R50K {
         // r50k: ` ?\p{L}+`, ` ?\p{N}+` and ` ?[^\s\p{L}\p{N}]+` take one space before them,
         // punctuation takes no newline after it, and whitespace is `\s+(?!\S)|\s+`: a run
@@ -171,11 +200,21 @@ pub(super) fn block<
         // `[\r\n/]*`); a run starts a piece after them or after anything else; in it, a piece
         // ends at its last newline (`\s*[\r\n]`), and of the spaces after that, the first and
         // the last start pieces (`\s+(?!\S)`, then the one that goes with what follows).
+        //
+        // A no-break space is whitespace of two bytes that the rules treat as the space, but
+        // for one: it is not the optional space of ` ?[^\s\p{L}\p{N}]+` (only as the single
+        // non-letter before a word); its first byte stands for it. A guillemet is two bytes of
+        // `O`. Rules that look at the character after one of them read two bytes on (`next2`;
+        // bit 63 is a lead byte whose character ends past the block, never trusted).
         let absorbed = if O200K { fill(nl | slash, nl & prev(o)) } else { fill(nl, nl & prev(o)) };
         let run_start = w & !absorbed & (!prev(w) | prev(absorbed));
         let nl_ahead = fill(w.reverse_bits(), nl.reverse_bits()).reverse_bits();
-        let tail_start = sp & (prev(nl) | run_start) & !nl_ahead;
-        let last_space = sp & !next(w, spx || matches!(b[pos + 64], b'\n' | b'\r'));
+        let tail_start = (sp | nbl) & (prev(nl) | run_start) & !nl_ahead;
+        let wx = spx || matches!(b[pos + 64], b'\n' | b'\r');
+        let next2 = |m: u64, x: bool| (m >> 2) | ((x as u64) << 62);
+        let last_space = (sp & !next(w, wx)) | (nbl & !next2(w, wx));
+        // What the space before a word is to its rule: the space or a no-break space.
+        let spn = sp | nb;
         // An `A` starts the word after it.
         let (ct, words, puncts) = if O200K {
             // o200k: a word is `U*L+` or `U+L*` (ASCII: upper then lower case letters), so a
@@ -185,15 +224,19 @@ pub(super) fn block<
             let ct = (c1 | c2) & prev(l);
             let in_ct = prev(ct) | prev(prev(ct & c2));
             let o_eff = o & !absorbed & !ct;
-            let a = o_eff & !prev(o_eff) & next(l, lx) & !prev(sp);
-            let words = (l & !prev(l) & !prev(sp) & !prev(a) & !in_ct) | (up & prev(l & !up) & !in_ct);
+            let a = (o_eff & !prev(o_eff) & next(l, lx) & !prev(sp)) | (gl & !prev(o_eff) & next2(l, lx) & !prev(sp));
+            // `a` on both bytes of a guillemet, for the letter after it.
+            let a2 = a | (a & gl) << 1;
+            let words = (l & !prev(l) & !prev(spn) & !prev(a2) & !in_ct) | (up & prev(l & !up) & !in_ct);
             (ct, words, a | (o_eff & !prev(o_eff) & !a & !prev(sp)))
         } else {
             // A contraction where an `O` piece may start (not inside a run of `O`, not after a
             // space).
             let ct = (c1 | c2) & !prev(o) & !prev(sp);
-            let a = o & !prev(o) & !next(o, ox) & next(l, lx) & !prev(sp);
-            (ct, l & !prev(l) & !prev(sp) & !prev(a) & !prev(ct), a | (o & !prev(o) & !a & !prev(sp)))
+            let a = (o & !prev(o) & !next(o, ox) & next(l, lx) & !prev(sp))
+                | (gl & !prev(o) & !next2(o, ox) & next2(l, lx) & !prev(sp));
+            let a2 = a | (a & gl) << 1;
+            (ct, l & !prev(l) & !prev(spn) & !prev(a2) & !prev(ct), a | (o & !prev(o) & !a & !prev(sp)))
         };
         (ct, words, puncts, run_start | tail_start | last_space)
     };
@@ -322,6 +365,29 @@ unsafe fn two_byte_letters_vbmi(t: &Tables, b: &[u8], l: &mut u64, up: &mut u64)
     let cap = lead & _mm512_test_epi8_mask(look(upper), bit);
     *l |= low | cap | (low | cap) << 1;
     *up |= cap | cap << 1;
+}
+
+/// The lead bytes of the no-break spaces (U+00A0) and of the guillemets (U+00AB `«`, U+00BB
+/// `»`) of a block: bit `i` when bytes `i` and `i + 1` of `b` (the block and the byte after
+/// it) are one of them.
+///
+/// Why: French prose has about 3,000 no-break spaces and 700 guillemets a megabyte (before
+/// `:`, `;`, `?`, `!`, inside `« »`, in numbers); each one ended the block path, and the 32
+/// bytes after it went through the scalar matcher, a piece at a time.
+///
+/// # Safety
+/// The CPU must have AVX-512BW.
+#[target_feature(enable = "avx512bw")]
+#[inline]
+unsafe fn nbsp_and_guillemets_avx512(b: &[u8]) -> (u64, u64) {
+    use std::arch::x86_64::*;
+    assert!(b.len() >= 65, "a block and the byte after it");
+    // SAFETY: the loads read bytes 0..64 and 1..65 of `b` (asserted).
+    let (v, next) =
+        unsafe { (_mm512_loadu_si512(b.as_ptr() as *const _), _mm512_loadu_si512(b.as_ptr().add(1) as *const _)) };
+    let is = |v: __m512i, x: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(x as i8));
+    let c2 = is(v, 0xC2);
+    (c2 & is(next, 0xA0), c2 & (is(next, 0xAB) | is(next, 0xBB)))
 }
 
 /// How many bytes from the start of `b` (64 and the byte after them) are letters of one
