@@ -1015,7 +1015,8 @@ fn blocks_with_two_byte_letters_match_regex() {
         })
         .collect();
     // Each two-byte character at every offset of the first blocks, after ASCII of either case.
-    for c in ["\u{e9}", "\u{c9}", "\u{1c5}", "\u{2b0}", "\u{a0}", "\u{ab}", "\u{bb}", "\u{301}"] {
+    for c in ["\u{e9}", "\u{c9}", "\u{1c5}", "\u{2b0}", "\u{a0}", "\u{ab}", "\u{bb}", "\u{301}", "\u{2019}", "\u{2192}"]
+    {
         for k in 0..140 {
             for fill in ["abcdefgh ", "ABcdEF ij", "x, y. 'z "] {
                 let head: String = fill.chars().cycle().take(k).collect();
@@ -1027,13 +1028,15 @@ fn blocks_with_two_byte_letters_match_regex() {
     check_all_engines(&inputs);
 }
 
-/// The block path's no-break spaces and guillemets (`blocks::nbsp_and_guillemets_avx512`):
-/// French-like text, where U+00A0 stands before `:`, `;`, `?`, `!` and `»`, after `«`, inside
-/// numbers and sometimes beside spaces and newlines, with the punctuation, digits, letters
-/// (two-byte ones too) and contractions around it, dense enough that each rule meets it at
-/// every offset of a block.
+/// The block path's no-break spaces, guillemets and three-byte punctuation
+/// (`blocks::specials_avx512`): French-like text, where U+00A0 stands before `:`, `;`, `?`,
+/// `!` and `»`, after `«`, inside numbers and sometimes beside spaces and newlines, and
+/// English-like text with curly quotes, dashes, `…` and arrows, with the punctuation, digits,
+/// letters (two-byte ones too) and contractions around them, dense enough that each rule
+/// meets them at every offset of a block; and the characters just outside the ranges taken
+/// (U+200F, U+2028, U+202F, U+2030, U+2189 (a number), U+21C0), which must still end the block.
 #[test]
-fn blocks_with_no_break_spaces_and_guillemets_match_regex() {
+fn blocks_with_no_break_spaces_guillemets_and_curly_quotes_match_regex() {
     const MIX: &[&str] = &[
         "\u{a0}",
         "\u{a0}",
@@ -1079,6 +1082,28 @@ fn blocks_with_no_break_spaces_and_guillemets_match_regex() {
         "\u{2019}",
         "\u{85}",
         "\u{d7}",
+        "\u{2019}s",
+        "\u{2018}",
+        "\u{201c}",
+        "\u{201d}",
+        "\u{201c}mot",
+        "mot\u{201d}",
+        "\u{2014}",
+        " \u{2013} ",
+        "\u{2026}",
+        "\u{2022} ",
+        "\u{2010}",
+        "\u{2027}",
+        "\u{2192}",
+        "\u{2190}",
+        "\u{21bf}",
+        "\u{200f}",
+        "\u{2028}",
+        "\u{202f}",
+        "\u{2030}",
+        "\u{2189}",
+        "\u{21c0}",
+        "\u{e9}\u{2019}",
     ];
     let n = if RELEASE { 30_000 } else { 1_500 };
     let mut rng = Rng(0x5eed_f4e5_c4a1_0a0b);

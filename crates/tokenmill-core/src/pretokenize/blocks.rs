@@ -46,7 +46,9 @@
 //! Two-byte cased letters (`é`, `Ä`, `ж`, `Ω`: lower or upper case only, see
 //! `two_byte_letters`) are plain too: each is two letter bytes of its case. So are, on CPUs
 //! with AVX-512 VBMI and for all but r50k, the no-break space (U+00A0: whitespace that is the
-//! space to every rule but one, see `rules`) and the guillemets `«` and `»` (two `O` bytes).
+//! space to every rule but one, see `rules`), the guillemets `«` and `»` (two `O` bytes) and
+//! the three-byte punctuation of U+2010-U+2027 and U+2190-U+21BF (curly quotes, dashes, `…`,
+//! arrows: three `O` bytes); see `specials_avx512`.
 //!
 //! What it does not do: DeepSeek V3, or any byte that is not plain;
 //! off x86-64 it is not compiled (the matchers do all the work).
@@ -93,22 +95,23 @@ pub(super) fn block<
             unsafe { two_byte_letters_vbmi(t, &b[pos..pos + 65], &mut c.l, &mut c.up) };
             if !R50K {
                 // SAFETY: as above (VBMI implies AVX-512BW here).
-                let (nbl, gl) = unsafe { nbsp_and_guillemets_avx512(&b[pos..pos + 65]) };
-                if nbl | gl != 0 {
-                    return rules::<ONE_DIGIT, O200K, R50K, VBMI, true>(b, pos, sink, c, nbl, gl);
+                let (nbl, gl, tl) = unsafe { specials_avx512(&b[pos..pos + 66]) };
+                if nbl | gl | tl != 0 {
+                    return rules::<ONE_DIGIT, O200K, R50K, VBMI, true>(b, pos, sink, c, nbl, gl, tl);
                 }
             }
         } else {
             two_byte_letters(t, &b[pos..pos + 65], c.hi, &mut c.l, &mut c.up);
         }
     }
-    rules::<ONE_DIGIT, O200K, R50K, VBMI, false>(b, pos, sink, c, 0, 0)
+    rules::<ONE_DIGIT, O200K, R50K, VBMI, false>(b, pos, sink, c, 0, 0, 0)
 }
 
 /// The rest of `block`, from the block's classes `c`: its piece starts and how far they are
-/// trusted. `nbl`, `gl`: the lead bytes of its no-break spaces and guillemets (r50k: none),
-/// which `SPECIAL` says it has (a version without them for the blocks that have none, which
-/// are most: their masks fold away).
+/// trusted. `nbl`, `gl`, `tl`: the lead bytes of its no-break spaces, guillemets and
+/// three-byte punctuation (`specials_avx512`; r50k: none), which `SPECIAL` says it has (a
+/// version without them for the blocks that have none, which are most: their masks fold
+/// away).
 #[inline(always)]
 fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI: bool, const SPECIAL: bool>(
     b: &[u8],
@@ -117,11 +120,13 @@ fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI:
     c: Classes,
     nbl: u64,
     gl: u64,
+    tl: u64,
 ) -> Result<(usize, usize), usize> {
-    let (nbl, gl) = if SPECIAL { (nbl, gl) } else { (0, 0) };
+    let (nbl, gl, tl) = if SPECIAL { (nbl, gl, tl) } else { (0, 0, 0) };
     let Classes { l, sp, o, d, ap, nl, up, slash, hi: _ } = c;
-    // A no-break space's two bytes; a guillemet's are two bytes of `O`.
-    let (nb, o) = (nbl | nbl << 1, o | gl | gl << 1);
+    // A no-break space's two bytes; a guillemet's are two bytes of `O`, and three-byte
+    // punctuation three.
+    let (nb, o) = (nbl | nbl << 1, o | gl | gl << 1 | tl | tl << 1 | tl << 2);
     // Contractions: an apostrophe before `[sdmt]` (c1) or `ll|ve|re` (c2), in any case (r50k:
     // lower case only). Rare enough (a few per block of code, fewer in prose) to look at byte
     // by byte.
@@ -204,14 +209,20 @@ fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI:
         // A no-break space is whitespace of two bytes that the rules treat as the space, but
         // for one: it is not the optional space of ` ?[^\s\p{L}\p{N}]+` (only as the single
         // non-letter before a word); its first byte stands for it. A guillemet is two bytes of
-        // `O`. Rules that look at the character after one of them read two bytes on (`next2`;
-        // bit 63 is a lead byte whose character ends past the block, never trusted).
+        // `O`, three-byte punctuation three. Rules that look at the character after one of
+        // them read two or three bytes on (`next2`, `next3`; the bits above are lead bytes
+        // whose character ends past the block, never trusted).
+        //
+        // Why the `A` rule's look three bytes on keeps a start's bytes within `s - 4 ..= s + 2`:
+        // it decides only whether the letter after the punctuation starts a piece (at `s + 3`,
+        // which reads back to `s`); the punctuation's own start is the same either way.
         let absorbed = if O200K { fill(nl | slash, nl & prev(o)) } else { fill(nl, nl & prev(o)) };
         let run_start = w & !absorbed & (!prev(w) | prev(absorbed));
         let nl_ahead = fill(w.reverse_bits(), nl.reverse_bits()).reverse_bits();
         let tail_start = (sp | nbl) & (prev(nl) | run_start) & !nl_ahead;
         let wx = spx || matches!(b[pos + 64], b'\n' | b'\r');
         let next2 = |m: u64, x: bool| (m >> 2) | ((x as u64) << 62);
+        let next3 = |m: u64, x: bool| (m >> 3) | ((x as u64) << 61);
         let last_space = (sp & !next(w, wx)) | (nbl & !next2(w, wx));
         // What the space before a word is to its rule: the space or a no-break space.
         let spn = sp | nb;
@@ -224,9 +235,12 @@ fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI:
             let ct = (c1 | c2) & prev(l);
             let in_ct = prev(ct) | prev(prev(ct & c2));
             let o_eff = o & !absorbed & !ct;
-            let a = (o_eff & !prev(o_eff) & next(l, lx) & !prev(sp)) | (gl & !prev(o_eff) & next2(l, lx) & !prev(sp));
-            // `a` on both bytes of a guillemet, for the letter after it.
-            let a2 = a | (a & gl) << 1;
+            let a = (o_eff & !prev(o_eff) & next(l, lx) & !prev(sp))
+                | (gl & !prev(o_eff) & next2(l, lx) & !prev(sp))
+                | (tl & !prev(o_eff) & next3(l, lx) & !prev(sp));
+            // `a` on the last byte of a guillemet or three-byte punctuation, for the letter
+            // after it.
+            let a2 = a | (a & gl) << 1 | (a & tl) << 2;
             let words = (l & !prev(l) & !prev(spn) & !prev(a2) & !in_ct) | (up & prev(l & !up) & !in_ct);
             (ct, words, a | (o_eff & !prev(o_eff) & !a & !prev(sp)))
         } else {
@@ -234,8 +248,9 @@ fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI:
             // space).
             let ct = (c1 | c2) & !prev(o) & !prev(sp);
             let a = (o & !prev(o) & !next(o, ox) & next(l, lx) & !prev(sp))
-                | (gl & !prev(o) & !next2(o, ox) & next2(l, lx) & !prev(sp));
-            let a2 = a | (a & gl) << 1;
+                | (gl & !prev(o) & !next2(o, ox) & next2(l, lx) & !prev(sp))
+                | (tl & !prev(o) & !next3(o, ox) & next3(l, lx) & !prev(sp));
+            let a2 = a | (a & gl) << 1 | (a & tl) << 2;
             (ct, l & !prev(l) & !prev(spn) & !prev(a2) & !prev(ct), a | (o & !prev(o) & !a & !prev(sp)))
         };
         (ct, words, puncts, run_start | tail_start | last_space)
@@ -367,27 +382,35 @@ unsafe fn two_byte_letters_vbmi(t: &Tables, b: &[u8], l: &mut u64, up: &mut u64)
     *up |= cap | cap << 1;
 }
 
-/// The lead bytes of the no-break spaces (U+00A0) and of the guillemets (U+00AB `«`, U+00BB
-/// `»`) of a block: bit `i` when bytes `i` and `i + 1` of `b` (the block and the byte after
-/// it) are one of them.
+/// The lead bytes of a block's no-break spaces (U+00A0), guillemets (U+00AB `«`, U+00BB
+/// `»`) and three-byte punctuation (U+2010-U+2027: dashes, curly quotes, `…`, `•`; the arrows
+/// U+2190-U+21BF): bit `i` when the character at byte `i` of `b` (the block and the two bytes
+/// after it) is one of them, as three masks.
 ///
 /// Why: French prose has about 3,000 no-break spaces and 700 guillemets a megabyte (before
-/// `:`, `;`, `?`, `!`, inside `« »`, in numbers); each one ended the block path, and the 32
-/// bytes after it went through the scalar matcher, a piece at a time.
+/// `:`, `;`, `?`, `!`, inside `« »`, in numbers), and English prose about 1,000 of these
+/// (curly quotes, dashes, no-break spaces) a megabyte, more on the web; each ended the block
+/// path, and the 32 bytes after it went through the scalar matcher, a piece at a time. All
+/// of these are one class to every pattern (whitespace, or neither letter, digit nor
+/// whitespace), which the blocks' rules can take as they take ASCII.
 ///
 /// # Safety
 /// The CPU must have AVX-512BW.
 #[target_feature(enable = "avx512bw")]
 #[inline]
-unsafe fn nbsp_and_guillemets_avx512(b: &[u8]) -> (u64, u64) {
+unsafe fn specials_avx512(b: &[u8]) -> (u64, u64, u64) {
     use std::arch::x86_64::*;
-    assert!(b.len() >= 65, "a block and the byte after it");
-    // SAFETY: the loads read bytes 0..64 and 1..65 of `b` (asserted).
-    let (v, next) =
-        unsafe { (_mm512_loadu_si512(b.as_ptr() as *const _), _mm512_loadu_si512(b.as_ptr().add(1) as *const _)) };
+    assert!(b.len() >= 66, "a block and the two bytes after it");
+    // SAFETY: the loads read bytes 0..64, 1..65 and 2..66 of `b` (asserted).
+    let [v, n1, n2] = [0, 1, 2].map(|i| unsafe { _mm512_loadu_si512(b.as_ptr().add(i) as *const _) });
     let is = |v: __m512i, x: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(x as i8));
+    let within = |v: __m512i, lo: u8, n: u8| {
+        _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(lo as i8)), _mm512_set1_epi8(n as i8))
+    };
     let c2 = is(v, 0xC2);
-    (c2 & is(next, 0xA0), c2 & (is(next, 0xAB) | is(next, 0xBB)))
+    let e2 = is(v, 0xE2);
+    let three = (e2 & is(n1, 0x80) & within(n2, 0x90, 0x18)) | (e2 & is(n1, 0x86) & within(n2, 0x90, 0x30));
+    (c2 & is(n1, 0xA0), c2 & (is(n1, 0xAB) | is(n1, 0xBB)), three)
 }
 
 /// How many bytes from the start of `b` (64 and the byte after them) are letters of one
