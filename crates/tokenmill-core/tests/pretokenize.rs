@@ -1082,6 +1082,23 @@ fn blocks_with_no_break_spaces_guillemets_and_curly_quotes_match_regex() {
         "\u{2019}",
         "\u{85}",
         "\u{d7}",
+        "\u{bf}",
+        "\u{a1}",
+        "\u{b0}",
+        "\u{a7}",
+        "\u{b7}",
+        "\u{a9}",
+        "\u{b1}",
+        "\u{ad}",
+        "\u{80}",
+        "\u{aa}",
+        "\u{ba}",
+        "\u{b2}",
+        "\u{b5}",
+        "\u{bc}",
+        "\u{300}",
+        "\u{5be}",
+        "\u{60c}",
         "\u{2019}s",
         "\u{2018}",
         "\u{201c}",
@@ -1123,6 +1140,25 @@ fn blocks_with_no_break_spaces_guillemets_and_curly_quotes_match_regex() {
                 .collect()
         })
         .collect();
+    check_all_engines(&inputs);
+}
+
+/// Every two-byte character (the block path takes those that are `O` to every pattern, and
+/// must stop at the others) between ASCII of each kind, at every offset near a block's end.
+#[test]
+fn every_two_byte_character_in_blocks_matches_regex() {
+    let mut inputs = Vec::new();
+    for c in (0x80..0x800).filter_map(char::from_u32) {
+        for k in [0, 1, 2, 30, 61, 62, 63, 64] {
+            let head: String = "ab, cd. ".chars().cycle().take(k).collect();
+            for around in [("x", "y"), (" ", "z"), ("", "\n"), (".", " "), ("", "1")] {
+                inputs.push(format!(
+                    "{head}{}{c}{}{c}{c}s tail of the text, long enough to fill a block",
+                    around.0, around.1
+                ));
+            }
+        }
+    }
     check_all_engines(&inputs);
 }
 

@@ -46,15 +46,16 @@
 //! Two-byte cased letters (`é`, `Ä`, `ж`, `Ω`: lower or upper case only, see
 //! `two_byte_letters`) are plain too: each is two letter bytes of its case. So are, on CPUs
 //! with AVX-512 VBMI and for all but r50k, the no-break space (U+00A0: whitespace that is the
-//! space to every rule but one, see `rules`), the guillemets `«` and `»` (two `O` bytes) and
-//! the three-byte punctuation of U+2010-U+2027 and U+2190-U+21BF (curly quotes, dashes, `…`,
-//! arrows: three `O` bytes); see `specials_avx512`.
+//! space to every rule but one, see `rules`), two-byte punctuation and symbols (`«`, `»`,
+//! `¿`, `°`, `×`: two `O` bytes; see `two_byte_letters_vbmi`) and the three-byte punctuation
+//! of U+2010-U+2027 and U+2190-U+21BF (curly quotes, dashes, `…`, arrows: three `O` bytes;
+//! see `specials_avx512`).
 //!
 //! What it does not do: DeepSeek V3, or any byte that is not plain;
 //! off x86-64 it is not compiled (the matchers do all the work).
 
 use super::fast::PieceSink;
-use super::unicode::{Tables, TwoByteLetters};
+use super::unicode::{Tables, TwoByteClasses};
 
 /// The pieces of `b` from `pos` (a piece start) found in one block (`t`: the class tables,
 /// for the block's two-byte letters): `piece` receives every piece that ends at or before
@@ -92,10 +93,10 @@ pub(super) fn block<
     if c.hi != 0 {
         if VBMI {
             // SAFETY: only callers that checked that the CPU has AVX-512 VBMI set `VBMI`.
-            unsafe { two_byte_letters_vbmi(t, &b[pos..pos + 65], &mut c.l, &mut c.up) };
+            let gl = unsafe { two_byte_letters_vbmi(t, &b[pos..pos + 65], &mut c.l, &mut c.up, !R50K) };
             if !R50K {
                 // SAFETY: as above (VBMI implies AVX-512BW here).
-                let (nbl, gl, tl) = unsafe { specials_avx512(&b[pos..pos + 66]) };
+                let (nbl, tl) = unsafe { specials_avx512(&b[pos..pos + 66]) };
                 if nbl | gl | tl != 0 {
                     return rules::<ONE_DIGIT, O200K, R50K, VBMI, true>(b, pos, sink, c, nbl, gl, tl);
                 }
@@ -108,8 +109,9 @@ pub(super) fn block<
 }
 
 /// The rest of `block`, from the block's classes `c`: its piece starts and how far they are
-/// trusted. `nbl`, `gl`, `tl`: the lead bytes of its no-break spaces, guillemets and
-/// three-byte punctuation (`specials_avx512`; r50k: none), which `SPECIAL` says it has (a
+/// trusted. `nbl`, `gl`, `tl`: the lead bytes of its no-break spaces, two-byte punctuation
+/// (`two_byte_letters_vbmi`) and three-byte punctuation (`specials_avx512`; r50k: none), which
+/// `SPECIAL` says it has (a
 /// version without them for the blocks that have none, which are most: their masks fold
 /// away).
 #[inline(always)]
@@ -124,8 +126,8 @@ fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI:
 ) -> Result<(usize, usize), usize> {
     let (nbl, gl, tl) = if SPECIAL { (nbl, gl, tl) } else { (0, 0, 0) };
     let Classes { l, sp, o, d, ap, nl, up, slash, hi: _ } = c;
-    // A no-break space's two bytes; a guillemet's are two bytes of `O`, and three-byte
-    // punctuation three.
+    // A no-break space's two bytes; two-byte punctuation (a guillemet, `¿`, `°`, `×`) is two
+    // bytes of `O`, and three-byte punctuation three.
     let (nb, o) = (nbl | nbl << 1, o | gl | gl << 1 | tl | tl << 1 | tl << 2);
     // Contractions: an apostrophe before `[sdmt]` (c1) or `ll|ve|re` (c2), in any case (r50k:
     // lower case only). Rare enough (a few per block of code, fewer in prose) to look at byte
@@ -208,8 +210,8 @@ fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI:
         //
         // A no-break space is whitespace of two bytes that the rules treat as the space, but
         // for one: it is not the optional space of ` ?[^\s\p{L}\p{N}]+` (only as the single
-        // non-letter before a word); its first byte stands for it. A guillemet is two bytes of
-        // `O`, three-byte punctuation three. Rules that look at the character after one of
+        // non-letter before a word); its first byte stands for it. Two-byte punctuation is two
+        // bytes of `O`, three-byte punctuation three. Rules that look at the character after one of
         // them read two or three bytes on (`next2`, `next3`; the bits above are lead bytes
         // whose character ends past the block, never trusted).
         //
@@ -238,8 +240,7 @@ fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI:
             let a = (o_eff & !prev(o_eff) & next(l, lx) & !prev(sp))
                 | (gl & !prev(o_eff) & next2(l, lx) & !prev(sp))
                 | (tl & !prev(o_eff) & next3(l, lx) & !prev(sp));
-            // `a` on the last byte of a guillemet or three-byte punctuation, for the letter
-            // after it.
+            // `a` on the last byte of two- or three-byte punctuation, for the letter after it.
             let a2 = a | (a & gl) << 1 | (a & tl) << 2;
             let words = (l & !prev(l) & !prev(spn) & !prev(a2) & !in_ct) | (up & prev(l & !up) & !in_ct);
             (ct, words, a | (o_eff & !prev(o_eff) & !a & !prev(sp)))
@@ -312,7 +313,7 @@ fn two_byte_letters(t: &Tables, b: &[u8], hi: u64, l: &mut u64, up: &mut u64) {
             return;
         }
         let bits = 3u64 << i;
-        let (byte, bit) = TwoByteLetters::at(c0, c1);
+        let (byte, bit) = TwoByteClasses::at(c0, c1);
         if t.two_byte.lower[byte] >> bit & 1 == 1 {
             *l |= bits;
         } else if t.two_byte.upper[byte] >> bit & 1 == 1 {
@@ -328,7 +329,9 @@ fn two_byte_letters(t: &Tables, b: &[u8], hi: u64, l: &mut u64, up: &mut u64) {
 /// `two_byte_letters` for the whole block at once, with no loop and no branch: each byte's
 /// bit of `Tables::two_byte` by byte permutations (AVX-512 VBMI) over its value and the next
 /// byte's. It marks the cased letters after a character that is not plain too, which changes
-/// nothing: the block is trusted only up to three bytes before that one.
+/// nothing: the block is trusted only up to three bytes before that one. With `punct`, returns
+/// the lead bytes of the block's two-byte punctuation, symbols and controls (`Tables::two_byte`'s
+/// `punct`: `O` to every pattern but r50k, whose rules the blocks do not extend), else 0.
 ///
 /// Why: in Cyrillic or Greek text a block holds 20-30 two-byte letters, and the loop took
 /// one round for each: on 1.8 MB of Russian-like text (English prose with its letters made
@@ -339,25 +342,19 @@ fn two_byte_letters(t: &Tables, b: &[u8], hi: u64, l: &mut u64, up: &mut u64) {
 /// The CPU must have AVX-512BW and AVX-512 VBMI.
 #[target_feature(enable = "avx512bw,avx512vbmi")]
 #[inline]
-unsafe fn two_byte_letters_vbmi(t: &Tables, b: &[u8], l: &mut u64, up: &mut u64) {
+unsafe fn two_byte_letters_vbmi(t: &Tables, b: &[u8], l: &mut u64, up: &mut u64, punct: bool) -> u64 {
     use std::arch::x86_64::*;
     assert!(b.len() >= 65, "a block and the byte after it");
     let k = |x: u8| _mm512_set1_epi8(x as i8);
-    // SAFETY: the loads read bytes 0..64 and 1..65 of `b` (asserted), and the two tables'
-    // 256 bytes each, 64-byte aligned (`TwoByteLetters` is).
-    let (v, next, lower, upper) = unsafe {
-        let tab = |p: &[u8; 256], i: usize| _mm512_load_si512(p.as_ptr().add(64 * i) as *const _);
-        let (lo, hi) = (&t.two_byte.lower, &t.two_byte.upper);
-        (
-            _mm512_loadu_si512(b.as_ptr() as *const _),
-            _mm512_loadu_si512(b.as_ptr().add(1) as *const _),
-            [tab(lo, 0), tab(lo, 1), tab(lo, 2), tab(lo, 3)],
-            [tab(hi, 0), tab(hi, 1), tab(hi, 2), tab(hi, 3)],
-        )
-    };
+    // SAFETY: the loads read bytes 0..64 and 1..65 of `b` (asserted), and the tables' 256
+    // bytes each, 64-byte aligned (`TwoByteClasses` is).
+    let tab = |p: &[u8; 256]| [0, 1, 2, 3].map(|i| unsafe { _mm512_load_si512(p.as_ptr().add(64 * i) as *const _) });
+    let (v, next) =
+        unsafe { (_mm512_loadu_si512(b.as_ptr() as *const _), _mm512_loadu_si512(b.as_ptr().add(1) as *const _)) };
+    let (lower, upper) = (tab(&t.two_byte.lower), tab(&t.two_byte.upper));
     // Lead bytes of two-byte characters, 0xC2..=0xDF.
     let lead = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, k(0xC2)), k(30));
-    // `TwoByteLetters::at`: the byte (the 16-bit shifts move no set bit across bytes: the
+    // `TwoByteClasses::at`: the byte (the 16-bit shifts move no set bit across bytes: the
     // masks keep five and three bits) and the bit.
     let idx = _mm512_or_si512(
         _mm512_slli_epi16::<3>(_mm512_and_si512(v, k(0x1F))),
@@ -380,12 +377,17 @@ unsafe fn two_byte_letters_vbmi(t: &Tables, b: &[u8], l: &mut u64, up: &mut u64)
     let cap = lead & _mm512_test_epi8_mask(look(upper), bit);
     *l |= low | cap | (low | cap) << 1;
     *up |= cap | cap << 1;
+    if punct {
+        lead & _mm512_test_epi8_mask(look(tab(&t.two_byte.punct)), bit)
+    } else {
+        0
+    }
 }
 
-/// The lead bytes of a block's no-break spaces (U+00A0), guillemets (U+00AB `«`, U+00BB
-/// `»`) and three-byte punctuation (U+2010-U+2027: dashes, curly quotes, `…`, `•`; the arrows
-/// U+2190-U+21BF): bit `i` when the character at byte `i` of `b` (the block and the two bytes
-/// after it) is one of them, as three masks.
+/// The lead bytes of a block's no-break spaces (U+00A0) and three-byte punctuation
+/// (U+2010-U+2027: dashes, curly quotes, `…`, `•`; the arrows U+2190-U+21BF): bit `i` when the
+/// character at byte `i` of `b` (the block and the two bytes after it) is one of them, as two
+/// masks. (Two-byte punctuation, the guillemets `«` `»` included: `two_byte_letters_vbmi`.)
 ///
 /// Why: French prose has about 3,000 no-break spaces and 700 guillemets a megabyte (before
 /// `:`, `;`, `?`, `!`, inside `« »`, in numbers), and English prose about 1,000 of these
@@ -398,7 +400,7 @@ unsafe fn two_byte_letters_vbmi(t: &Tables, b: &[u8], l: &mut u64, up: &mut u64)
 /// The CPU must have AVX-512BW.
 #[target_feature(enable = "avx512bw")]
 #[inline]
-unsafe fn specials_avx512(b: &[u8]) -> (u64, u64, u64) {
+unsafe fn specials_avx512(b: &[u8]) -> (u64, u64) {
     use std::arch::x86_64::*;
     assert!(b.len() >= 66, "a block and the two bytes after it");
     // SAFETY: the loads read bytes 0..64, 1..65 and 2..66 of `b` (asserted).
@@ -407,10 +409,9 @@ unsafe fn specials_avx512(b: &[u8]) -> (u64, u64, u64) {
     let within = |v: __m512i, lo: u8, n: u8| {
         _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(lo as i8)), _mm512_set1_epi8(n as i8))
     };
-    let c2 = is(v, 0xC2);
     let e2 = is(v, 0xE2);
     let three = (e2 & is(n1, 0x80) & within(n2, 0x90, 0x18)) | (e2 & is(n1, 0x86) & within(n2, 0x90, 0x30));
-    (c2 & is(n1, 0xA0), c2 & (is(n1, 0xAB) | is(n1, 0xBB)), three)
+    (is(v, 0xC2) & is(n1, 0xA0), three)
 }
 
 /// How many bytes from the start of `b` (64 and the byte after them) are letters of one
@@ -432,7 +433,7 @@ pub(crate) unsafe fn letter_run_vbmi(t: &Tables, b: &[u8], upper_too: bool) -> u
     use std::arch::x86_64::*;
     let (mut two, mut up) = (0u64, 0u64);
     // SAFETY: the caller's CPU has the features; `two_byte_letters_vbmi` asserts the length.
-    unsafe { two_byte_letters_vbmi(t, b, &mut two, &mut up) };
+    unsafe { two_byte_letters_vbmi(t, b, &mut two, &mut up, false) };
     // SAFETY: bytes 0..64 of `b` (asserted above, in `two_byte_letters_vbmi`).
     let v = unsafe { _mm512_loadu_si512(b.as_ptr() as *const _) };
     let in_range = |lo: u8, n: u8| {
@@ -606,7 +607,7 @@ mod tests {
             let (mut l, mut up, mut l2, mut up2) = (0, 0, 0, 0);
             two_byte_letters(t, b, hi, &mut l, &mut up);
             // SAFETY: the CPU has the features (checked above).
-            unsafe { two_byte_letters_vbmi(t, b, &mut l2, &mut up2) };
+            unsafe { two_byte_letters_vbmi(t, b, &mut l2, &mut up2, false) };
             ((l, up), (l2, up2))
         };
         // Every two-byte character at every offset of an ASCII block, the last one included

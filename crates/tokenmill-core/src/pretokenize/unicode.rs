@@ -66,7 +66,7 @@ pub struct Tables {
     /// Shared blocks, concatenated.
     blocks: Box<[u8]>,
     /// The two-byte characters that the block path takes as letters (`blocks`).
-    pub two_byte: Box<TwoByteLetters>,
+    pub two_byte: Box<TwoByteClasses>,
     /// The three-byte characters that the matchers' letter runs take in one step (`fast`).
     pub three_byte: Box<ThreeByteLetters>,
 }
@@ -107,24 +107,27 @@ impl ThreeByteLetters {
 /// `(lead & 0x1F) << 3 | (next >> 3 & 7)`. Read by the block path (`blocks`), a byte at a
 /// time or 64 characters at once (the layout suits a byte permutation over 256 bytes).
 #[repr(C, align(64))]
-pub struct TwoByteLetters {
+pub struct TwoByteClasses {
     /// Lower case letters: in `L` and o200k's lower class `W` only (`Ll`), except U+017F,
     /// which the contractions' `(?i:s)` matches (an apostrophe before it starts a contraction,
     /// which the block path does not look for).
     pub lower: [u8; 256],
     /// Upper case letters: in `L` and o200k's upper class `U` only (`Lu`, `Lt`).
     pub upper: [u8; 256],
+    /// Neither letter, mark, digit nor whitespace (punctuation, symbols, controls, `«`, `¿`,
+    /// `°`, `×`): `O` to every pattern, o200k's included (where a mark is a letter).
+    pub punct: [u8; 256],
 }
 
-impl TwoByteLetters {
+impl TwoByteClasses {
     /// The byte and bit of the character `lead next` (see the type).
     #[inline(always)]
     pub fn at(lead: u8, next: u8) -> (usize, u8) {
         (((lead as usize & 0x1F) << 3) | (next as usize >> 3 & 7), next & 7)
     }
 
-    fn build(flags: &[u8]) -> Box<TwoByteLetters> {
-        let mut t = Box::new(TwoByteLetters { lower: [0; 256], upper: [0; 256] });
+    fn build(flags: &[u8]) -> Box<TwoByteClasses> {
+        let mut t = Box::new(TwoByteClasses { lower: [0; 256], upper: [0; 256], punct: [0; 256] });
         for lead in 0xC2..=0xDFu8 {
             for next in 0x80..=0xBFu8 {
                 let cp = (lead as usize & 0x1F) << 6 | (next as usize & 0x3F);
@@ -133,6 +136,8 @@ impl TwoByteLetters {
                     t.lower[byte] |= 1 << bit;
                 } else if flags[cp] == CL_L | CL_U {
                     t.upper[byte] |= 1 << bit;
+                } else if flags[cp] & (CL_L | CL_N | CL_S | CL_M | CL_U | CL_W) == 0 {
+                    t.punct[byte] |= 1 << bit;
                 }
             }
         }
@@ -181,7 +186,7 @@ impl Tables {
             index[bi] = id;
         }
         let upto_7ff = Box::new(flat[..0x800].try_into().expect("0x800 entries"));
-        let two_byte = TwoByteLetters::build(&flat);
+        let two_byte = TwoByteClasses::build(&flat);
         let three_byte = ThreeByteLetters::build(&flat);
         Tables { latin1, upto_7ff, index, blocks: blocks.into_boxed_slice(), two_byte, three_byte }
     }
