@@ -45,11 +45,11 @@
 //!
 //! Two-byte cased letters (`é`, `Ä`, `ж`, `Ω`: lower or upper case only, see
 //! `two_byte_letters`) are plain too: each is two letter bytes of its case. So are, on CPUs
-//! with AVX-512 VBMI and for all but r50k, the no-break space (U+00A0: whitespace that is the
-//! space to every rule but one, see `rules`), two-byte punctuation and symbols (`«`, `»`,
-//! `¿`, `°`, `×`: two `O` bytes; see `two_byte_letters_vbmi`) and the three-byte punctuation
-//! of U+2010-U+2027 and U+2190-U+21BF (curly quotes, dashes, `…`, arrows: three `O` bytes;
-//! see `specials_avx512`).
+//! with AVX-512 VBMI, the no-break space (U+00A0: whitespace that is the space to every rule
+//! but one, see `rules`; r50k: whitespace that no ` ?` takes), two-byte punctuation and
+//! symbols (`«`, `»`, `¿`, `°`, `×`: two `O` bytes; see `two_byte_letters_vbmi`) and the
+//! three-byte punctuation of U+2010-U+2027 and U+2190-U+21BF (curly quotes, dashes, `…`,
+//! arrows: three `O` bytes; see `specials_avx512`).
 //!
 //! What it does not do: DeepSeek V3, or any byte that is not plain;
 //! off x86-64 it is not compiled (the matchers do all the work).
@@ -93,13 +93,11 @@ pub(super) fn block<
     if c.hi != 0 {
         if VBMI {
             // SAFETY: only callers that checked that the CPU has AVX-512 VBMI set `VBMI`.
-            let gl = unsafe { two_byte_letters_vbmi(t, &b[pos..pos + 65], &mut c.l, &mut c.up, !R50K) };
-            if !R50K {
-                // SAFETY: as above (VBMI implies AVX-512BW here).
-                let (nbl, tl) = unsafe { specials_avx512(&b[pos..pos + 66]) };
-                if nbl | gl | tl != 0 {
-                    return rules::<ONE_DIGIT, O200K, R50K, VBMI, true>(b, pos, sink, c, nbl, gl, tl);
-                }
+            let gl = unsafe { two_byte_letters_vbmi(t, &b[pos..pos + 65], &mut c.l, &mut c.up, true) };
+            // SAFETY: as above (VBMI implies AVX-512BW here).
+            let (nbl, tl) = unsafe { specials_avx512(&b[pos..pos + 66]) };
+            if nbl | gl | tl != 0 {
+                return rules::<ONE_DIGIT, O200K, R50K, VBMI, true>(b, pos, sink, c, nbl, gl, tl);
             }
         } else {
             two_byte_letters(t, &b[pos..pos + 65], c.hi, &mut c.l, &mut c.up);
@@ -110,10 +108,9 @@ pub(super) fn block<
 
 /// The rest of `block`, from the block's classes `c`: its piece starts and how far they are
 /// trusted. `nbl`, `gl`, `tl`: the lead bytes of its no-break spaces, two-byte punctuation
-/// (`two_byte_letters_vbmi`) and three-byte punctuation (`specials_avx512`; r50k: none), which
-/// `SPECIAL` says it has (a
-/// version without them for the blocks that have none, which are most: their masks fold
-/// away).
+/// (`two_byte_letters_vbmi`) and three-byte punctuation (`specials_avx512`), which `SPECIAL`
+/// says it has (a version without them for the blocks that have none, which are most: their
+/// masks fold away).
 #[inline(always)]
 fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI: bool, const SPECIAL: bool>(
     b: &[u8],
@@ -197,10 +194,13 @@ fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI:
     let (ct, words, puncts, runs) = if R50K {
         // r50k: ` ?\p{L}+`, ` ?\p{N}+` and ` ?[^\s\p{L}\p{N}]+` take one space before them,
         // punctuation takes no newline after it, and whitespace is `\s+(?!\S)|\s+`: a run
-        // starts a piece, and so does its last byte (a space goes with what follows it; a
-        // newline is a piece of its own); a run of one byte is one piece.
+        // starts a piece, and so does its last character (a space goes with what follows it;
+        // a newline or a no-break space is a piece of its own, which no ` ?` takes); a run of
+        // one character is one piece.
         let ct = (c1 | c2) & !prev(o) & !prev(sp);
-        let runs = (w & !prev(w)) | (w & !next(w, false));
+        // (A run that reaches the block's end is not trusted past its start: nothing after
+        // the block is read.)
+        let runs = (w & !prev(w)) | (w & !nb & !next(w, false)) | (nbl & !(w >> 2));
         (ct, l & !prev(l) & !prev(sp) & !prev(ct), o & !prev(o) & !prev(sp), runs)
     } else {
         // The newlines right after punctuation belong to its piece (`[\r\n]*`; o200k:
@@ -211,9 +211,9 @@ fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI:
         // A no-break space is whitespace of two bytes that the rules treat as the space, but
         // for one: it is not the optional space of ` ?[^\s\p{L}\p{N}]+` (only as the single
         // non-letter before a word); its first byte stands for it. Two-byte punctuation is two
-        // bytes of `O`, three-byte punctuation three. Rules that look at the character after one of
-        // them read two or three bytes on (`next2`, `next3`; the bits above are lead bytes
-        // whose character ends past the block, never trusted).
+        // bytes of `O`, three-byte punctuation three. Rules that look at the character after
+        // one of them read two or three bytes on (`next2`, `next3`; the bits above are lead
+        // bytes whose character ends past the block, never trusted).
         //
         // Why the `A` rule's look three bytes on keeps a start's bytes within `s - 4 ..= s + 2`:
         // it decides only whether the letter after the punctuation starts a piece (at `s + 3`,
@@ -329,9 +329,9 @@ fn two_byte_letters(t: &Tables, b: &[u8], hi: u64, l: &mut u64, up: &mut u64) {
 /// `two_byte_letters` for the whole block at once, with no loop and no branch: each byte's
 /// bit of `Tables::two_byte` by byte permutations (AVX-512 VBMI) over its value and the next
 /// byte's. It marks the cased letters after a character that is not plain too, which changes
-/// nothing: the block is trusted only up to three bytes before that one. With `punct`, returns
-/// the lead bytes of the block's two-byte punctuation, symbols and controls (`Tables::two_byte`'s
-/// `punct`: `O` to every pattern but r50k, whose rules the blocks do not extend), else 0.
+/// nothing: the block is trusted only up to three bytes before that one. With `punct`,
+/// returns the lead bytes of the block's two-byte punctuation, symbols and controls
+/// (`Tables::two_byte`'s `punct`: `O` to every pattern), else 0.
 ///
 /// Why: in Cyrillic or Greek text a block holds 20-30 two-byte letters, and the loop took
 /// one round for each: on 1.8 MB of Russian-like text (English prose with its letters made
