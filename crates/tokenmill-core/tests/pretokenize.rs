@@ -1028,13 +1028,15 @@ fn blocks_with_two_byte_letters_match_regex() {
     check_all_engines(&inputs);
 }
 
-/// The block path's no-break spaces, guillemets and three-byte punctuation
-/// (`blocks::specials_avx512`): French-like text, where U+00A0 stands before `:`, `;`, `?`,
-/// `!` and `»`, after `«`, inside numbers and sometimes beside spaces and newlines, and
-/// English-like text with curly quotes, dashes, `…` and arrows, with the punctuation, digits,
-/// letters (two-byte ones too) and contractions around them, dense enough that each rule
-/// meets them at every offset of a block; and the characters just outside the ranges taken
-/// (U+200F, U+2028, U+202F, U+2030, U+2189 (a number), U+21C0), which must still end the block.
+/// The block path's no-break spaces, two-byte punctuation (`TwoByteClasses::punct`: `«`, `»`,
+/// `¿`, `°`, a soft hyphen, a C1 control) and three-byte punctuation (`blocks::specials_avx512`):
+/// French-like text, where U+00A0 stands before `:`, `;`, `?`, `!` and `»`, after `«`, inside
+/// numbers and sometimes beside spaces and newlines, and English-like text with curly quotes,
+/// dashes, `…` and arrows, with the punctuation, digits, letters (two-byte ones too) and
+/// contractions around them, dense enough that each rule meets them at every offset of a
+/// block; and the characters the blocks leave out: two-byte letters that are not cased (`ª`),
+/// numbers (`²`, `¼`), marks, NEL, and those just outside the three-byte ranges (U+200F,
+/// U+2028, U+202F, U+2030, U+2189, a number, U+21C0).
 #[test]
 fn blocks_with_no_break_spaces_guillemets_and_curly_quotes_match_regex() {
     const MIX: &[&str] = &[
