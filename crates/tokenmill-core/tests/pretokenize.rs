@@ -1145,6 +1145,142 @@ fn blocks_with_no_break_spaces_guillemets_and_curly_quotes_match_regex() {
     check_all_engines(&inputs);
 }
 
+/// Chinese, Japanese and Korean text in the block path (cl100k-like patterns and r50k):
+/// ideographs, kana (with the marks U+3099-U+309A, U+30FB `・` and the modifier letter U+30FC),
+/// Hangul, CJK punctuation and brackets, fullwidth letters, digits and punctuation, the
+/// ideographic space U+3000 and number U+3007, and characters just outside the pages the
+/// blocks take whole (U+4DC0, U+A000, U+D7A4, U+F900, U+FF80), between ASCII words, digits,
+/// tabs, newlines, contractions and curly quotes, dense enough that each rule meets them at
+/// every offset of a block.
+#[test]
+fn blocks_with_cjk_letters_and_punctuation_match_regex() {
+    const MIX: &[&str] = &[
+        "\u{4e2d}\u{6587}",
+        "\u{5b57}",
+        "\u{9fa5}",
+        "\u{9fff}",
+        "\u{4e00}",
+        "\u{3400}",
+        "\u{4dbf}",
+        "\u{4dc0}",
+        "\u{a000}",
+        "\u{f900}",
+        "\u{3042}\u{3044}",
+        "\u{3093}",
+        "\u{3041}",
+        "\u{3096}",
+        "\u{3099}",
+        "\u{309b}",
+        "\u{309d}",
+        "\u{30a0}",
+        "\u{30a2}\u{30a4}",
+        "\u{30fb}",
+        "\u{30fc}",
+        "\u{30ff}",
+        "\u{3001}",
+        "\u{3002}",
+        "\u{3002}\n",
+        "\u{300c}",
+        "\u{300d}",
+        "\u{300a}",
+        "\u{3005}",
+        "\u{3007}",
+        "\u{3000}",
+        "\u{3000}\u{3000}",
+        "\u{3012}",
+        "\u{302a}",
+        "\u{3021}",
+        "\u{303c}",
+        "\u{ff0c}",
+        "\u{ff08}",
+        "\u{ff09}",
+        "\u{ff1a}",
+        "\u{ff01}",
+        "\u{ff1f}",
+        "\u{ff10}",
+        "\u{ff19}\u{ff10}",
+        "\u{ff21}",
+        "\u{ff41}\u{ff5a}",
+        "\u{ff5e}",
+        "\u{ff65}",
+        "\u{ff66}",
+        "\u{ff80}",
+        "\u{ff00}",
+        "\u{d55c}\u{ad6d}",
+        "\u{d7a3}",
+        "\u{d7a4}",
+        "\u{ac00}",
+        "\u{2019}",
+        "\u{201c}",
+        "\u{2014}",
+        "\u{2026}",
+        "\u{a0}",
+        "\u{e9}",
+        "\u{b7}",
+        " ",
+        " ",
+        "\n",
+        "\n\n",
+        "\t\t",
+        "\r\n",
+        ".",
+        ",",
+        "(",
+        "'",
+        "'s",
+        "'T",
+        "/",
+        "1",
+        "2026",
+        "RAID",
+        "word",
+        "Word",
+    ];
+    let n = if RELEASE { 30_000 } else { 1_500 };
+    let mut rng = Rng(0xc1c0_7e57_b10c_0003);
+    let inputs: Vec<String> = (0..n)
+        .map(|_| {
+            let len = 30 + rng.below(120);
+            // Mostly ideographs and kana, as in Chinese or Japanese; sometimes any of the mix.
+            let dense = rng.below(3) == 0;
+            (0..len)
+                .map(|_| {
+                    if !dense && rng.below(2) == 0 {
+                        ["\u{4e2d}", "\u{6587}\u{5b57}", "\u{306e}", "\u{3067}\u{3059}", "\u{ff0c}"][rng.below(5)]
+                    } else {
+                        MIX[rng.below(MIX.len())]
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    check_all_engines(&inputs);
+}
+
+/// Every three-byte character from U+3000 on (the block path takes whole pages of letters and
+/// the characters of a few mixed pages, and must stop at the others), between ASCII of each
+/// kind and after a run of its own kind, at offsets near a block's end (each character at a
+/// few of them, the offsets cycling with the code point).
+#[test]
+fn every_three_byte_character_from_u3000_in_blocks_matches_regex() {
+    const OFFSETS: [usize; 9] = [0, 1, 2, 30, 60, 61, 62, 63, 64];
+    let step = if RELEASE { 1 } else { 97 };
+    let mut inputs = Vec::new();
+    for (i, c) in (0x3000..=0xFFFF).step_by(step).filter_map(char::from_u32).enumerate() {
+        for j in 0..2 {
+            let k = OFFSETS[(i + 4 * j) % OFFSETS.len()];
+            let head: String = "ab, cd. ".chars().cycle().take(k).collect();
+            let around =
+                [("x", "y"), (" ", "z"), ("", "\n"), (".", " "), ("", "1"), ("\u{4e2d}", "\u{3001}")][(i + j) % 6];
+            inputs.push(format!(
+                "{head}{}{c}{}{c}{c}s {c}\u{4e2d}{c}. tail of the text, long enough to fill a block",
+                around.0, around.1
+            ));
+        }
+    }
+    check_all_engines(&inputs);
+}
+
 /// Every two-byte character (the block path takes those that are `O` to every pattern, and
 /// must stop at the others) between ASCII of each kind, at every offset near a block's end.
 #[test]

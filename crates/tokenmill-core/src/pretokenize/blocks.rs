@@ -49,7 +49,10 @@
 //! but one, see `rules`; r50k: whitespace that no ` ?` takes), two-byte punctuation and
 //! symbols (`«`, `»`, `¿`, `°`, `×`: two `O` bytes; see `two_byte_letters_vbmi`) and the
 //! three-byte punctuation of U+2010-U+2027 and U+2190-U+21BF (curly quotes, dashes, `…`,
-//! arrows: three `O` bytes; see `specials_avx512`).
+//! arrows: three `O` bytes; see `specials_avx512`); and for the cl100k-like patterns and r50k,
+//! the three-byte letters and punctuation of Chinese, Japanese and Korean (ideographs, kana,
+//! Hangul: three letter bytes; CJK and fullwidth punctuation: three `O` bytes; see
+//! `three_byte_vbmi`).
 //!
 //! What it does not do: DeepSeek V3, or any byte that is not plain;
 //! off x86-64 it is not compiled (the matchers do all the work).
@@ -95,7 +98,13 @@ pub(super) fn block<
             // SAFETY: only callers that checked that the CPU has AVX-512 VBMI set `VBMI`.
             let gl = unsafe { two_byte_letters_vbmi(t, &b[pos..pos + 65], &mut c.l, &mut c.up, true) };
             // SAFETY: as above (VBMI implies AVX-512BW here).
-            let (nbl, tl) = unsafe { specials_avx512(&b[pos..pos + 66]) };
+            let (nbl, mut tl) = unsafe { specials_avx512(&b[pos..pos + 66]) };
+            if !O200K {
+                // SAFETY: as above.
+                let (l3, o3) = unsafe { three_byte_vbmi(t, &b[pos..pos + 66]) };
+                c.l |= l3 | l3 << 1 | l3 << 2;
+                tl |= o3;
+            }
             if nbl | gl | tl != 0 {
                 return rules::<ONE_DIGIT, O200K, R50K, VBMI, true>(b, pos, sink, c, nbl, gl, tl);
             }
@@ -414,6 +423,68 @@ unsafe fn specials_avx512(b: &[u8]) -> (u64, u64) {
     (is(v, 0xC2) & is(n1, 0xA0), three)
 }
 
+/// The lead bytes of a block's three-byte letters and three-byte punctuation from U+3000 on
+/// (CJK ideographs, kana, Hangul; CJK and fullwidth punctuation), for the cl100k-like
+/// patterns and r50k, as two masks: bit `i` when the character at byte `i` of `b` (the block
+/// and the two bytes after it) is one. Reads `Tables::three_byte_blocks`: a page of 64 code
+/// points all letters, or a character of one of its `DETAIL_PAGES`; any other three-byte
+/// character stays not plain.
+///
+/// Why: Chinese and Japanese text is a run of three-byte letters between punctuation, every
+/// few characters; each character ended the block path, and the 32 bytes after it went
+/// through the scalar matcher (Chinese and Japanese handbooks pre-tokenized at 650-860 MB/s,
+/// against 1,390-1,580 with their letters and punctuation made ASCII). To these patterns a
+/// letter is a letter whatever its script, so its three bytes are three letter bytes to the
+/// rules, as a two-byte letter's two; and punctuation is three `O` bytes, as the curly quotes'.
+/// Not for o200k: its case classes hold these letters in both, which the rules cannot take.
+///
+/// # Safety
+/// The CPU must have AVX-512BW and AVX-512 VBMI.
+#[target_feature(enable = "avx512bw,avx512vbmi")]
+#[inline]
+unsafe fn three_byte_vbmi(t: &Tables, b: &[u8]) -> (u64, u64) {
+    use std::arch::x86_64::*;
+    assert!(b.len() >= 66, "a block and the two bytes after it");
+    let k = |x: u8| _mm512_set1_epi8(x as i8);
+    // SAFETY: the loads read bytes 0..64, 1..65 and 2..66 of `b` (asserted).
+    let [v, n1, n2] = [0, 1, 2].map(|i| unsafe { _mm512_loadu_si512(b.as_ptr().add(i) as *const _) });
+    let within = |v: __m512i, lo: u8, n: u8| _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, k(lo)), k(n));
+    // Lead bytes of U+3000..=U+FFFF.
+    let lead = within(v, 0xE3, 13);
+    if lead == 0 {
+        return (0, 0);
+    }
+    let t3 = &*t.three_byte_blocks;
+    // SAFETY: the tables are 64-byte aligned (`ThreeByteClasses` is) and 128, 64 and 64 bytes.
+    let tab = |p: &[u8], i: usize| unsafe { _mm512_load_si512(p.as_ptr().add(64 * i) as *const _) };
+    // The bit `x & 7` of a byte, for `_mm512_test_epi8_mask`.
+    let bit = |x: __m512i| {
+        _mm512_shuffle_epi8(
+            _mm512_broadcast_i32x4(_mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128)),
+            _mm512_and_si512(x, k(7)),
+        )
+    };
+    // The page's byte, `(lead & 0x0F) << 3 | (next & 0x3F) >> 3` (the 16-bit shifts move no
+    // set bit across bytes: the masks keep four and three bits), then its bit, `next & 7`.
+    let page = _mm512_or_si512(
+        _mm512_slli_epi16::<3>(_mm512_and_si512(v, k(0x0F))),
+        _mm512_and_si512(_mm512_srli_epi16::<3>(n1), k(7)),
+    );
+    let pages = _mm512_permutex2var_epi8(tab(&t3.letter_pages, 0), page, tab(&t3.letter_pages, 1));
+    let whole = _mm512_test_epi8_mask(pages, bit(n1));
+    // `DETAIL_PAGES`: E3 80..=83 are the first four, EF BC..=BD the two after them.
+    let ef = _mm512_cmpeq_epi8_mask(v, k(0xEF));
+    let detail = (_mm512_cmpeq_epi8_mask(v, k(0xE3)) & within(n1, 0x80, 4)) | (ef & within(n1, 0xBC, 2));
+    let at = _mm512_or_si512(
+        _mm512_slli_epi16::<3>(_mm512_and_si512(n1, k(3))),
+        _mm512_and_si512(_mm512_srli_epi16::<3>(n2), k(7)),
+    );
+    let at = _mm512_mask_add_epi8(at, ef, at, k(0x20));
+    let look = |p: &[u8]| _mm512_test_epi8_mask(_mm512_permutexvar_epi8(at, tab(p, 0)), bit(n2));
+    let letters = lead & (whole | (detail & look(&t3.detail_letter)));
+    (letters, lead & detail & look(&t3.detail_other))
+}
+
 /// How many bytes from the start of `b` (64 and the byte after them) are letters of one
 /// class, whole characters only: ASCII `a-z` and the two-byte `lower` letters (o200k's `W`
 /// class, `upper_too` false), or also `A-Z` and the two-byte `upper` letters (`L`,
@@ -638,6 +709,58 @@ mod tests {
             }
             let (want, got) = marks(s.as_bytes());
             assert_eq!(got, want, "{s:?}");
+        }
+    }
+
+    /// `three_byte_vbmi` against the class of each character: every three-byte character at
+    /// offsets of an ASCII block (the last ones' bytes run past the block), and blocks of
+    /// random characters of the pages around those it reads.
+    #[test]
+    fn three_byte_classes_on_vbmi_are_the_characters_classes() {
+        use super::super::unicode::{ThreeByteClasses, CL_L, CL_N, CL_S};
+        if !(std::arch::is_x86_feature_detected!("avx512bw") && std::arch::is_x86_feature_detected!("avx512vbmi")) {
+            return;
+        }
+        let t = super::super::unicode::tables();
+        let detail = |cp: u32| ThreeByteClasses::DETAIL_PAGES.iter().any(|&p| (p..p + 64).contains(&cp));
+        // What the masks must say of the character `c`: (letter, other) at its lead byte.
+        let want = |c: char| {
+            let (cp, f) = (c as u32, t.class(c as u32));
+            let page = (cp & !63..(cp | 63) + 1).all(|x| t.class(x) & CL_L != 0);
+            let letter = cp >= 0x3000 && f & CL_L != 0 && (page || detail(cp));
+            (letter, cp >= 0x3000 && detail(cp) && f & (CL_L | CL_N | CL_S) == 0)
+        };
+        // SAFETY: the CPU has the features (checked above).
+        let masks = |b: &[u8]| unsafe { three_byte_vbmi(t, b) };
+        let mut checked = 0;
+        for c in (0x800..0x1_0000).filter_map(char::from_u32) {
+            for at in [0, 1, 31, 61, 62, 63] {
+                let mut b = vec![b'x'; 66];
+                c.encode_utf8(&mut b[at..at + 3]);
+                let (l, o) = want(c);
+                assert_eq!(masks(&b), ((l as u64) << at, (o as u64) << at), "{c:?} at {at}");
+                checked += l as usize;
+            }
+        }
+        assert!(checked > 6 * 40_000, "{checked} letters checked");
+        let chars: Vec<char> = [0x3000..0x3100, 0x4DB0..0x4E40, 0x9FC0..0xA040, 0xD780..0xD7C0, 0xFF00..0xFF80]
+            .into_iter()
+            .flatten()
+            .filter_map(char::from_u32)
+            .collect();
+        let mut next = crate::testing::xorshift(0x7A11_C0DE_3B17_E500);
+        for _ in 0..2000 {
+            let mut s = String::new();
+            let (mut l, mut o) = (0u64, 0u64);
+            while s.len() < 64 {
+                let c = if next().is_multiple_of(5) { 'q' } else { chars[(next() % chars.len() as u64) as usize] };
+                let (cl, co) = want(c);
+                l |= (cl as u64) << s.len();
+                o |= (co as u64) << s.len();
+                s.push(c);
+            }
+            s.push_str("qq");
+            assert_eq!(masks(s.as_bytes()), (l, o), "{s:?}");
         }
     }
 

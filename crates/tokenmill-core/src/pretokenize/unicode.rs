@@ -13,7 +13,8 @@
 //! code points per block, identical blocks shared; under 50 KB in all). Code points below 256
 //! and those below U+0800 (every one- or two-byte character, 2 KiB) are in flat arrays, so
 //! they cost a single load. Two bitmaps over the three-byte characters (16 KiB,
-//! `ThreeByteLetters`) serve the matchers' runs of CJK letters. Building takes about a
+//! `ThreeByteLetters`) serve the matchers' runs of CJK letters, and 256 bytes of pages and
+//! characters (`ThreeByteClasses`) the block path's. Building takes about a
 //! millisecond in release mode.
 
 use std::sync::OnceLock;
@@ -69,6 +70,8 @@ pub struct Tables {
     pub two_byte: Box<TwoByteClasses>,
     /// The three-byte characters that the matchers' letter runs take in one step (`fast`).
     pub three_byte: Box<ThreeByteLetters>,
+    /// The three-byte letters and punctuation that the block path takes (`blocks`).
+    pub three_byte_blocks: Box<ThreeByteClasses>,
 }
 
 /// Which three-byte characters (U+0800..=U+FFFF) continue a run of letters, as bitmaps over
@@ -96,6 +99,54 @@ impl ThreeByteLetters {
             }
             if f & (CL_U | CL_W) == CL_U | CL_W {
                 t.both_cases[cp >> 6] |= bit;
+            }
+        }
+        t
+    }
+}
+
+/// Which three-byte characters the block path (`blocks`) takes as plain for the cl100k-like
+/// patterns and r50k, in a layout for byte permutations (AVX-512 VBMI): whole pages of 64
+/// code points that are letters (CJK ideographs, Hangul), and a few pages of mixed classes,
+/// character by character (CJK punctuation, kana, fullwidth forms).
+///
+/// A page is the code point's bits above the lowest six: for a character `lead next last`,
+/// `(lead & 0x0F) << 6 | (next & 0x3F)`.
+#[repr(C, align(64))]
+pub struct ThreeByteClasses {
+    /// Bit `page & 7` of byte `page >> 3`: every code point of the page is in `\p{L}`.
+    pub letter_pages: [u8; 128],
+    /// For the pages of `DETAIL_PAGES` (the `i`-th one's code point `cp`): bit `cp & 7` of byte
+    /// `i << 3 | (cp & 0x3F) >> 3`, set if `cp` is in `\p{L}`.
+    pub detail_letter: [u8; 64],
+    /// As `detail_letter`, for the code points in neither `\p{L}`, `\p{N}` nor `\s` (`O` to
+    /// the cl100k-like patterns and r50k: punctuation, symbols, marks, unassigned).
+    pub detail_other: [u8; 64],
+}
+
+impl ThreeByteClasses {
+    /// The pages read character by character, in order: U+3000-U+30FF (CJK punctuation,
+    /// hiragana, katakana) and U+FF00-U+FF7F (fullwidth forms). `blocks::three_byte_vbmi`
+    /// computes a page's place in this list from its bytes.
+    pub const DETAIL_PAGES: [u32; 6] = [0x3000, 0x3040, 0x3080, 0x30C0, 0xFF00, 0xFF40];
+
+    fn build(flags: &[u8]) -> Box<ThreeByteClasses> {
+        let mut t =
+            Box::new(ThreeByteClasses { letter_pages: [0; 128], detail_letter: [0; 64], detail_other: [0; 64] });
+        // Pages below U+0800 have no three-byte form.
+        for page in 0x800 >> 6..0x1_0000 >> 6 {
+            if flags[page << 6..(page + 1) << 6].iter().all(|&f| f & CL_L != 0) {
+                t.letter_pages[page >> 3] |= 1 << (page & 7);
+            }
+        }
+        for (i, &first) in Self::DETAIL_PAGES.iter().enumerate() {
+            for (cp, &f) in flags.iter().enumerate().skip(first as usize).take(64) {
+                let (byte, bit) = (i << 3 | (cp & 0x3F) >> 3, 1 << (cp & 7));
+                if f & CL_L != 0 {
+                    t.detail_letter[byte] |= bit;
+                } else if f & (CL_N | CL_S) == 0 {
+                    t.detail_other[byte] |= bit;
+                }
             }
         }
         t
@@ -188,7 +239,8 @@ impl Tables {
         let upto_7ff = Box::new(flat[..0x800].try_into().expect("0x800 entries"));
         let two_byte = TwoByteClasses::build(&flat);
         let three_byte = ThreeByteLetters::build(&flat);
-        Tables { latin1, upto_7ff, index, blocks: blocks.into_boxed_slice(), two_byte, three_byte }
+        let three_byte_blocks = ThreeByteClasses::build(&flat);
+        Tables { latin1, upto_7ff, index, blocks: blocks.into_boxed_slice(), two_byte, three_byte, three_byte_blocks }
     }
 }
 
