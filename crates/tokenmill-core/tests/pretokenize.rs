@@ -1145,6 +1145,74 @@ fn blocks_with_no_break_spaces_guillemets_and_curly_quotes_match_regex() {
     check_all_engines(&inputs);
 }
 
+/// Tabs in the block path (to every rule a no-break space of one byte): runs of tabs, spaces,
+/// no-break spaces and newlines in every order, before words, punctuation, digits and
+/// contractions, as in indented code and in the Debian handbooks (`\n\n\t\t\t\t` before a
+/// paragraph), dense enough that each rule meets them at every offset of a block.
+#[test]
+fn blocks_with_tabs_match_regex() {
+    const MIX: &[&str] = &[
+        "\t",
+        "\t",
+        "\t\t",
+        "\t\t\t\t\t\t\t\t",
+        "\n\n\t\t\t\t",
+        "\t\n",
+        "\t\r\n",
+        " \t",
+        "\t ",
+        "\t\u{a0}",
+        "\u{a0}\t",
+        " ",
+        "  ",
+        "\n",
+        "\n\n",
+        "\r\n",
+        ".",
+        ",",
+        "(",
+        ")",
+        ":",
+        "/",
+        "'",
+        "'s",
+        "'ll",
+        "1",
+        "2026",
+        "x",
+        "word",
+        "Word",
+        "WORD",
+        "\u{e9}t\u{e9}",
+        "\u{ab}",
+        "\u{2019}",
+        "\u{4e2d}\u{6587}",
+        "\u{3002}",
+        "\u{b}",
+        "\u{c}",
+        "\u{3000}",
+    ];
+    let n = if RELEASE { 30_000 } else { 1_500 };
+    let mut rng = Rng(0x7ab5_0fc0_de00_0004);
+    let inputs: Vec<String> = (0..n)
+        .map(|_| {
+            let len = 30 + rng.below(120);
+            // Mostly words and whitespace, as in text; sometimes any of the mix.
+            let dense = rng.below(3) == 0;
+            (0..len)
+                .map(|_| {
+                    if !dense && rng.below(2) == 0 {
+                        ["word", " ", "\t", "if x ", "\n\t\t"][rng.below(5)]
+                    } else {
+                        MIX[rng.below(MIX.len())]
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    check_all_engines(&inputs);
+}
+
 /// Chinese, Japanese and Korean text in the block path (cl100k-like patterns and r50k):
 /// ideographs, kana (with the marks U+3099-U+309A, U+30FB `・` and the modifier letter U+30FC),
 /// Hangul, CJK punctuation and brackets, fullwidth letters, digits and punctuation, the

@@ -105,12 +105,15 @@ pub(super) fn block<
                 c.l |= l3 | l3 << 1 | l3 << 2;
                 tl |= o3;
             }
-            if nbl | gl | tl != 0 {
+            if nbl | gl | tl | c.tab != 0 {
                 return rules::<ONE_DIGIT, O200K, R50K, VBMI, true>(b, pos, sink, c, nbl, gl, tl);
             }
         } else {
             two_byte_letters(t, &b[pos..pos + 65], c.hi, &mut c.l, &mut c.up);
         }
+    }
+    if c.tab != 0 {
+        return rules::<ONE_DIGIT, O200K, R50K, VBMI, true>(b, pos, sink, c, 0, 0, 0);
     }
     rules::<ONE_DIGIT, O200K, R50K, VBMI, false>(b, pos, sink, c, 0, 0, 0)
 }
@@ -118,8 +121,8 @@ pub(super) fn block<
 /// The rest of `block`, from the block's classes `c`: its piece starts and how far they are
 /// trusted. `nbl`, `gl`, `tl`: the lead bytes of its no-break spaces, two-byte punctuation
 /// (`two_byte_letters_vbmi`) and three-byte punctuation (`specials_avx512`), which `SPECIAL`
-/// says it has (a version without them for the blocks that have none, which are most: their
-/// masks fold away).
+/// says it has, or tabs (`c.tab`) (a version without them for the blocks that have none,
+/// which are most: their masks fold away).
 #[inline(always)]
 fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI: bool, const SPECIAL: bool>(
     b: &[u8],
@@ -130,8 +133,8 @@ fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI:
     gl: u64,
     tl: u64,
 ) -> Result<(usize, usize), usize> {
-    let (nbl, gl, tl) = if SPECIAL { (nbl, gl, tl) } else { (0, 0, 0) };
-    let Classes { l, sp, o, d, ap, nl, up, slash, hi: _ } = c;
+    let (nbl, gl, tl, tb) = if SPECIAL { (nbl, gl, tl, c.tab) } else { (0, 0, 0, 0) };
+    let Classes { l, sp, o, d, ap, nl, up, slash, tab: _, hi: _ } = c;
     // A no-break space's two bytes; two-byte punctuation (a guillemet, `¿`, `°`, `×`) is two
     // bytes of `O`, and three-byte punctuation three.
     let (nb, o) = (nbl | nbl << 1, o | gl | gl << 1 | tl | tl << 1 | tl << 2);
@@ -180,7 +183,7 @@ fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI:
     };
     // First byte that is not plain (or starts a run's fourth group of digits, or an o200k
     // chained contraction), counting the two bytes after the block (64 and 65), 66 if none.
-    let k = (!(l | sp | o | d | nl | nb) | long_digits | chained).trailing_zeros() as usize;
+    let k = (!(l | sp | o | d | nl | nb | tb) | long_digits | chained).trailing_zeros() as usize;
     let k = match k {
         64 if !plain(b[pos + 64]) => 64,
         64 if !plain(b[pos + 65]) => 65,
@@ -196,10 +199,11 @@ fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI:
     if k < 4 {
         return Err(resume);
     }
-    // Whitespace: runs of spaces and newlines (`w`). Per pattern: where runs of whitespace
-    // start pieces (`runs`), the contractions that count (`ct`), and where words and runs of
-    // `O` start.
-    let w = sp | nl | nb;
+    // Whitespace: runs of spaces, tabs and newlines (`w`). Per pattern: where runs of
+    // whitespace start pieces (`runs`), the contractions that count (`ct`), and where words and
+    // runs of `O` start. A tab is a no-break space of one byte to every rule: whitespace that
+    // is not the space of ` ?` (r50k: a piece of its own when it ends a run).
+    let w = sp | nl | nb | tb;
     let (ct, words, puncts, runs) = if R50K {
         // r50k: ` ?\p{L}+`, ` ?\p{N}+` and ` ?[^\s\p{L}\p{N}]+` take one space before them,
         // punctuation takes no newline after it, and whitespace is `\s+(?!\S)|\s+`: a run
@@ -230,13 +234,13 @@ fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI:
         let absorbed = if O200K { fill(nl | slash, nl & prev(o)) } else { fill(nl, nl & prev(o)) };
         let run_start = w & !absorbed & (!prev(w) | prev(absorbed));
         let nl_ahead = fill(w.reverse_bits(), nl.reverse_bits()).reverse_bits();
-        let tail_start = (sp | nbl) & (prev(nl) | run_start) & !nl_ahead;
+        let tail_start = (sp | nbl | tb) & (prev(nl) | run_start) & !nl_ahead;
         let wx = spx || matches!(b[pos + 64], b'\n' | b'\r');
         let next2 = |m: u64, x: bool| (m >> 2) | ((x as u64) << 62);
         let next3 = |m: u64, x: bool| (m >> 3) | ((x as u64) << 61);
-        let last_space = (sp & !next(w, wx)) | (nbl & !next2(w, wx));
-        // What the space before a word is to its rule: the space or a no-break space.
-        let spn = sp | nb;
+        let last_space = ((sp | tb) & !next(w, wx)) | (nbl & !next2(w, wx));
+        // What the space before a word is to its rule: the space, a no-break space or a tab.
+        let spn = sp | nb | tb;
         // An `A` starts the word after it.
         let (ct, words, puncts) = if O200K {
             // o200k: a word is `U*L+` or `U+L*` (ASCII: upper then lower case letters), so a
@@ -539,6 +543,8 @@ struct Classes {
     up: u64,
     /// `/`.
     slash: u64,
+    /// Tabs (0x09).
+    tab: u64,
     /// Bytes that are not ASCII (0x80 and above).
     hi: u64,
 }
@@ -576,6 +582,7 @@ unsafe fn classes64_avx512(block: &[u8]) -> Classes {
         nl: _mm512_cmpeq_epi8_mask(v, k(0x0A)) | _mm512_cmpeq_epi8_mask(v, k(0x0D)),
         up: _mm512_cmplt_epi8_mask(_mm512_add_epi8(v, k(0x3F)), k(-102)),
         slash: _mm512_cmpeq_epi8_mask(v, k(0x2F)),
+        tab: _mm512_cmpeq_epi8_mask(v, k(0x09)),
         hi: _mm512_movepi8_mask(v),
     }
 }
@@ -584,7 +591,7 @@ unsafe fn classes64_avx512(block: &[u8]) -> Classes {
 #[inline(always)]
 fn classes64_sse2(block: &[u8]) -> Classes {
     use std::arch::x86_64::*;
-    let mut c = Classes { l: 0, sp: 0, o: 0, d: 0, ap: 0, nl: 0, up: 0, slash: 0, hi: 0 };
+    let mut c = Classes { l: 0, sp: 0, o: 0, d: 0, ap: 0, nl: 0, up: 0, slash: 0, tab: 0, hi: 0 };
     for (i, chunk) in block.chunks_exact(16).enumerate() {
         // SAFETY: SSE2 is part of x86-64; the load reads the 16 bytes of `chunk`, unaligned.
         let masks = unsafe {
@@ -602,7 +609,8 @@ fn classes64_sse2(block: &[u8]) -> Classes {
             // Uppercase: 'A'..='Z' move to -128..=-103.
             let upper = _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8(0x3F)), _mm_set1_epi8(-102));
             let slash = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x2F));
-            [letter, space, punct, digit, apostrophe, newline, upper, slash, v]
+            let tab = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x09));
+            [letter, space, punct, digit, apostrophe, newline, upper, slash, tab, v]
                 .map(|m| _mm_movemask_epi8(m) as u16 as u64)
         };
         let at = 16 * i;
@@ -614,7 +622,8 @@ fn classes64_sse2(block: &[u8]) -> Classes {
         c.nl |= masks[5] << at;
         c.up |= masks[6] << at;
         c.slash |= masks[7] << at;
-        c.hi |= masks[8] << at;
+        c.tab |= masks[8] << at;
+        c.hi |= masks[9] << at;
     }
     c
 }
@@ -658,7 +667,7 @@ mod tests {
         for _ in 0..2000 {
             blocks.push((0..64).map(|_| next() as u8).collect());
         }
-        let masks = |c: Classes| [c.l, c.sp, c.o, c.d, c.ap, c.nl, c.up, c.slash, c.hi];
+        let masks = |c: Classes| [c.l, c.sp, c.o, c.d, c.ap, c.nl, c.up, c.slash, c.tab, c.hi];
         for block in &blocks {
             let want = masks(classes64_sse2(block));
             for (name, f) in versions() {
@@ -789,8 +798,8 @@ mod tests {
                 assert_eq!((bit(c.d), bit(c.ap)), (byte.is_ascii_digit(), byte == b'\''), "{name}: byte {byte:#04x}");
                 assert_eq!(bit(c.nl), byte == b'\n' || byte == b'\r', "{name}: byte {byte:#04x}");
                 assert_eq!(
-                    (bit(c.up), bit(c.slash), bit(c.hi)),
-                    (byte.is_ascii_uppercase(), byte == b'/', byte >= 0x80),
+                    (bit(c.up), bit(c.slash), bit(c.tab), bit(c.hi)),
+                    (byte.is_ascii_uppercase(), byte == b'/', byte == b'\t', byte >= 0x80),
                     "{name}: byte {byte:#04x}"
                 );
             }
