@@ -1124,25 +1124,77 @@ fn blocks_with_no_break_spaces_guillemets_and_curly_quotes_match_regex() {
         "\u{21c0}",
         "\u{e9}\u{2019}",
     ];
+    check_all_engines(&random_mixes(MIX, &["mot", " ", "mot ", "le ", " de"], 0x5eed_f4e5_c4a1_0a0b));
+}
+
+/// `n` random texts of 30-150 fragments: in two texts of three, every other fragment from
+/// `common` (the text's usual words and spaces), the rest from `mix` (what is tested, dense
+/// enough that each rule meets it at every offset of a block); in the third, all from `mix`.
+fn random_mixes(mix: &[&str], common: &[&str], seed: u64) -> Vec<String> {
     let n = if RELEASE { 30_000 } else { 1_500 };
-    let mut rng = Rng(0x5eed_f4e5_c4a1_0a0b);
-    let inputs: Vec<String> = (0..n)
+    let mut rng = Rng(seed);
+    (0..n)
         .map(|_| {
             let len = 30 + rng.below(120);
-            // Mostly words and spaces, as in prose; sometimes only the signs around them.
             let dense = rng.below(3) == 0;
             (0..len)
                 .map(|_| {
                     if !dense && rng.below(2) == 0 {
-                        ["mot", " ", "mot ", "le ", " de"][rng.below(5)]
+                        common[rng.below(common.len())]
                     } else {
-                        MIX[rng.below(MIX.len())]
+                        mix[rng.below(mix.len())]
                     }
                 })
                 .collect()
         })
-        .collect();
-    check_all_engines(&inputs);
+        .collect()
+}
+
+/// Hebrew and Arabic letters (neither upper nor lower case: letters to the cl100k-like
+/// patterns and r50k, in both case classes to o200k) with their marks (`O` to the first,
+/// letters to o200k), Arabic-Indic digits and punctuation, beside ASCII and cased two-byte
+/// letters, in the block path.
+#[test]
+fn blocks_with_hebrew_and_arabic_letters_and_marks_match_regex() {
+    const MIX: &[&str] = &[
+        "\u{5d0}\u{5d1}",
+        "\u{5e9}",
+        "\u{5b0}",
+        "\u{5bc}",
+        "\u{5be}",
+        "\u{5f3}",
+        "\u{627}\u{644}",
+        "\u{628}",
+        "\u{64b}",
+        "\u{651}",
+        "\u{640}",
+        "\u{60c}",
+        "\u{61f}",
+        "\u{660}\u{661}",
+        "\u{6f0}",
+        "\u{2bc}",
+        "\u{2c6}",
+        "\u{e9}",
+        "\u{c9}",
+        "\u{17f}",
+        "\u{301}",
+        "\u{a0}",
+        "\u{ab}",
+        " ",
+        "\n",
+        "\t",
+        ".",
+        "'",
+        "'s",
+        "1",
+        "word",
+        "Word",
+    ];
+    check_all_engines(&random_mixes(
+        MIX,
+        &["\u{5e9}\u{5dc}\u{5d5}\u{5dd}", " ", "\u{643}\u{62a}\u{627}\u{628} ", "word ", " \u{627}\u{644}"],
+        0xa1ef_be75_0000_0005,
+    ));
 }
 
 /// Tabs in the block path (to every rule a no-break space of one byte): runs of tabs, spaces,
@@ -1192,25 +1244,7 @@ fn blocks_with_tabs_match_regex() {
         "\u{c}",
         "\u{3000}",
     ];
-    let n = if RELEASE { 30_000 } else { 1_500 };
-    let mut rng = Rng(0x7ab5_0fc0_de00_0004);
-    let inputs: Vec<String> = (0..n)
-        .map(|_| {
-            let len = 30 + rng.below(120);
-            // Mostly words and whitespace, as in text; sometimes any of the mix.
-            let dense = rng.below(3) == 0;
-            (0..len)
-                .map(|_| {
-                    if !dense && rng.below(2) == 0 {
-                        ["word", " ", "\t", "if x ", "\n\t\t"][rng.below(5)]
-                    } else {
-                        MIX[rng.below(MIX.len())]
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    check_all_engines(&inputs);
+    check_all_engines(&random_mixes(MIX, &["word", " ", "\t", "if x ", "\n\t\t"], 0x7ab5_0fc0_de00_0004));
 }
 
 /// Chinese, Japanese and Korean text in the block path (cl100k-like patterns and r50k):
@@ -1304,25 +1338,11 @@ fn blocks_with_cjk_letters_and_punctuation_match_regex() {
         "word",
         "Word",
     ];
-    let n = if RELEASE { 30_000 } else { 1_500 };
-    let mut rng = Rng(0xc1c0_7e57_b10c_0003);
-    let inputs: Vec<String> = (0..n)
-        .map(|_| {
-            let len = 30 + rng.below(120);
-            // Mostly ideographs and kana, as in Chinese or Japanese; sometimes any of the mix.
-            let dense = rng.below(3) == 0;
-            (0..len)
-                .map(|_| {
-                    if !dense && rng.below(2) == 0 {
-                        ["\u{4e2d}", "\u{6587}\u{5b57}", "\u{306e}", "\u{3067}\u{3059}", "\u{ff0c}"][rng.below(5)]
-                    } else {
-                        MIX[rng.below(MIX.len())]
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    check_all_engines(&inputs);
+    check_all_engines(&random_mixes(
+        MIX,
+        &["\u{4e2d}", "\u{6587}\u{5b57}", "\u{306e}", "\u{3067}\u{3059}", "\u{ff0c}"],
+        0xc1c0_7e57_b10c_0003,
+    ));
 }
 
 /// Every three-byte character from U+3000 on (the block path takes whole pages of letters and

@@ -168,6 +168,13 @@ pub struct TwoByteClasses {
     /// Neither letter, mark, digit nor whitespace (punctuation, symbols, controls, `«`, `¿`,
     /// `°`, `×`): `O` to every pattern, o200k's included (where a mark is a letter).
     pub punct: [u8; 256],
+    /// Letters of any kind (`\p{L}`: cased, and the Hebrew, Arabic and modifier letters that
+    /// are neither), except U+017F: the letters of the cl100k-like patterns and r50k, which
+    /// know no case.
+    pub letter: [u8; 256],
+    /// Neither letter, digit nor whitespace (`punct` and the marks): `O` to the cl100k-like
+    /// patterns and r50k.
+    pub other: [u8; 256],
 }
 
 impl TwoByteClasses {
@@ -178,7 +185,13 @@ impl TwoByteClasses {
     }
 
     fn build(flags: &[u8]) -> Box<TwoByteClasses> {
-        let mut t = Box::new(TwoByteClasses { lower: [0; 256], upper: [0; 256], punct: [0; 256] });
+        let mut t = Box::new(TwoByteClasses {
+            lower: [0; 256],
+            upper: [0; 256],
+            punct: [0; 256],
+            letter: [0; 256],
+            other: [0; 256],
+        });
         for lead in 0xC2..=0xDFu8 {
             for next in 0x80..=0xBFu8 {
                 let cp = (lead as usize & 0x1F) << 6 | (next as usize & 0x3F);
@@ -189,6 +202,11 @@ impl TwoByteClasses {
                     t.upper[byte] |= 1 << bit;
                 } else if flags[cp] & (CL_L | CL_N | CL_S | CL_M | CL_U | CL_W) == 0 {
                     t.punct[byte] |= 1 << bit;
+                }
+                if flags[cp] & CL_L != 0 && cp != 0x17F {
+                    t.letter[byte] |= 1 << bit;
+                } else if flags[cp] & (CL_L | CL_N | CL_S) == 0 {
+                    t.other[byte] |= 1 << bit;
                 }
             }
         }
