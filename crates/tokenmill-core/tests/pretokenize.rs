@@ -1197,6 +1197,53 @@ fn blocks_with_hebrew_and_arabic_letters_and_marks_match_regex() {
     ));
 }
 
+/// o200k's letters of both case classes (ideographs, kana, `々`, `ー`) in the block path, next
+/// to ASCII and two-byte letters of either case: runs of capitals after them of every length
+/// (which start a piece only if nothing but capitals follows to the run's end, so some cross
+/// a block's end), lower case letters before them, and contractions after them.
+#[test]
+fn blocks_with_letters_of_both_cases_match_regex() {
+    const MIX: &[&str] = &[
+        "\u{4e2d}",
+        "\u{6587}\u{5b57}",
+        "\u{306e}",
+        "\u{30a2}\u{30fc}",
+        "\u{3005}",
+        "A",
+        "AB",
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        "\u{c9}",
+        "a",
+        "ab",
+        "Ab",
+        "aB",
+        "\u{e9}",
+        "'s",
+        "'S",
+        "'ll",
+        "'RE",
+        " ",
+        " ",
+        ".",
+        "\n",
+        "1",
+        ",",
+        "\u{3001}",
+        "\u{3002}",
+        "\u{ff08}",
+        "\u{3099}",
+        "\u{ff21}",
+        "\u{ff41}",
+        "\u{2019}",
+        "\t",
+    ];
+    check_all_engines(&random_mixes(
+        MIX,
+        &["\u{4e2d}\u{6587}", "\u{4e2d}A", "A\u{4e2d}", "a\u{4e2d}A", "\u{306e}ABC"],
+        0xb07c_a5e5_0000_0006,
+    ));
+}
+
 /// Tabs in the block path (to every rule a no-break space of one byte): runs of tabs, spaces,
 /// no-break spaces and newlines in every order, before words, punctuation, digits and
 /// contractions, as in indented code and in the Debian handbooks (`\n\n\t\t\t\t` before a

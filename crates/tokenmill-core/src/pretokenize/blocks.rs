@@ -49,10 +49,13 @@
 //! but one, see `rules`; r50k: whitespace that no ` ?` takes), two-byte punctuation and
 //! symbols (`«`, `»`, `¿`, `°`, `×`: two `O` bytes; see `two_byte_letters_vbmi`) and the
 //! three-byte punctuation of U+2010-U+2027 and U+2190-U+21BF (curly quotes, dashes, `…`,
-//! arrows: three `O` bytes; see `specials_avx512`); and for the cl100k-like patterns and r50k,
-//! the three-byte letters and punctuation of Chinese, Japanese and Korean (ideographs, kana,
-//! Hangul: three letter bytes; CJK and fullwidth punctuation: three `O` bytes; see
-//! `three_byte_vbmi`).
+//! arrows: three `O` bytes; see `specials_avx512`), and the three-byte letters and
+//! punctuation of Chinese, Japanese and Korean (ideographs, kana, Hangul: three letter bytes;
+//! CJK and fullwidth punctuation: three `O` bytes; see `three_byte_vbmi`). For o200k these
+//! letters are in both its case classes, which two more rules take (see `rules`); for the
+//! cl100k-like patterns and r50k, whose letters know no case, every two-byte letter is plain
+//! (Hebrew and Arabic ones too) and so is every two-byte mark (`O` to them). A tab is
+//! whitespace to every pattern's rules (as a no-break space of one byte).
 //!
 //! What it does not do: DeepSeek V3, or any byte that is not plain;
 //! off x86-64 it is not compiled (the matchers do all the work).
@@ -99,13 +102,15 @@ pub(super) fn block<
             let gl = unsafe { two_byte_letters_vbmi(t, &b[pos..pos + 65], &mut c.l, &mut c.up, true, O200K) };
             // SAFETY: as above (VBMI implies AVX-512BW here).
             let (nbl, mut tl) = unsafe { specials_avx512(&b[pos..pos + 66]) };
-            if !O200K {
-                // SAFETY: as above.
-                let (l3, o3) = unsafe { three_byte_vbmi(t, &b[pos..pos + 66]) };
-                c.l |= l3 | l3 << 1 | l3 << 2;
-                tl |= o3;
+            // SAFETY: as above.
+            let (l3, o3) = unsafe { three_byte_vbmi(t, &b[pos..pos + 66], O200K) };
+            let l3 = l3 | l3 << 1 | l3 << 2;
+            c.l |= l3;
+            if O200K {
+                c.both = l3;
             }
-            if nbl | gl | tl | c.tab != 0 {
+            tl |= o3;
+            if nbl | gl | tl | c.tab | c.both != 0 {
                 return rules::<ONE_DIGIT, O200K, R50K, VBMI, true>(b, pos, sink, c, nbl, gl, tl);
             }
         } else {
@@ -133,8 +138,8 @@ fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI:
     gl: u64,
     tl: u64,
 ) -> Result<(usize, usize), usize> {
-    let (nbl, gl, tl, tb) = if SPECIAL { (nbl, gl, tl, c.tab) } else { (0, 0, 0, 0) };
-    let Classes { l, sp, o, d, ap, nl, up, slash, tab: _, hi: _ } = c;
+    let (nbl, gl, tl, tb, both) = if SPECIAL { (nbl, gl, tl, c.tab, c.both) } else { (0, 0, 0, 0, 0) };
+    let Classes { l, sp, o, d, ap, nl, up, slash, tab: _, both: _, hi: _ } = c;
     // A no-break space's two bytes; two-byte punctuation (a guillemet, `¿`, `°`, `×`) is two
     // bytes of `O`, and three-byte punctuation three.
     let (nb, o) = (nbl | nbl << 1, o | gl | gl << 1 | tl | tl << 1 | tl << 2);
@@ -255,7 +260,20 @@ fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI:
                 | (tl & !prev(o_eff) & next3(l, lx) & !prev(sp));
             // `a` on the last byte of two- or three-byte punctuation, for the letter after it.
             let a2 = a | (a & gl) << 1 | (a & tl) << 2;
-            let words = (l & !prev(l) & !prev(spn) & !prev(a2) & !in_ct) | (up & prev(l & !up) & !in_ct);
+            // Letters in both case classes (CJK, kana: `both`) take the case of the piece
+            // they are in: an upper case letter starts a piece if the last letter before it
+            // that is not such a letter is a lower case one; and a run of upper case letters
+            // that ends a run of letters starts one after such a letter (`中AB ` is `中`, `AB`:
+            // `[\p{Lu}..\p{Lo}]*` backs off to leave `[\p{Ll}..\p{Lo}]+` its last `Lo`).
+            // Without them, the first rule is ASCII's: a capital after a lower case letter. A
+            // contraction's letters end their piece, so none is looked through.
+            let lower = l & !up & !both;
+            let after_lower = lower | fill(both, both & prev(lower & !in_ct));
+            let ends = up & !next(l, lx);
+            let ending = fill(up.reverse_bits(), ends.reverse_bits()).reverse_bits();
+            let words = (l & !prev(l) & !prev(spn) & !prev(a2) & !in_ct)
+                | (up & prev(after_lower) & !in_ct)
+                | (up & prev(both) & ending & !in_ct);
             (ct, words, a | (o_eff & !prev(o_eff) & !a & !prev(sp)))
         } else {
             // A contraction where an `O` piece may start (not inside a run of `O`, not after a
@@ -279,6 +297,12 @@ fn rules<const ONE_DIGIT: bool, const O200K: bool, const R50K: bool, const VBMI:
         let before = !w & (u64::MAX >> (65 - edge));
         // Bits up to the run's start (the bit after the last one outside it).
         trust = trust.min(65 - before.leading_zeros() as usize);
+    }
+    if O200K && both != 0 && up >> (edge - 1) & 1 == 1 {
+        // o200k: whether a run of upper case letters after a letter of both cases starts a
+        // piece depends on where the run ends: not past its start (which is not trusted).
+        let before = !up & (u64::MAX >> (65 - edge));
+        trust = trust.min(64 - before.leading_zeros() as usize).max(1);
     }
     let trusted = starts & (u64::MAX >> (64 - trust));
     if trusted == 1 {
@@ -439,11 +463,12 @@ unsafe fn specials_avx512(b: &[u8]) -> (u64, u64) {
 }
 
 /// The lead bytes of a block's three-byte letters and three-byte punctuation from U+3000 on
-/// (CJK ideographs, kana, Hangul; CJK and fullwidth punctuation), for the cl100k-like
-/// patterns and r50k, as two masks: bit `i` when the character at byte `i` of `b` (the block
-/// and the two bytes after it) is one. Reads `Tables::three_byte_blocks`: a page of 64 code
-/// points all letters, or a character of one of its `DETAIL_PAGES`; any other three-byte
-/// character stays not plain.
+/// (CJK ideographs, kana, Hangul; CJK and fullwidth punctuation), as two masks: bit `i` when
+/// the character at byte `i` of `b` (the block and the two bytes after it) is one. Reads
+/// `Tables::three_byte_blocks`: a page of 64 code points all letters, or a character of one
+/// of its `DETAIL_PAGES`; any other three-byte character stays not plain. With `o200k`, the
+/// letters are those in both its case classes (`Lo`, `Lm`), and marks and the letters of
+/// one case stay not plain (`rules` says how the letters of both cases split a word).
 ///
 /// Why: Chinese and Japanese text is a run of three-byte letters between punctuation, every
 /// few characters; each character ended the block path, and the 32 bytes after it went
@@ -451,13 +476,12 @@ unsafe fn specials_avx512(b: &[u8]) -> (u64, u64) {
 /// against 1,390-1,580 with their letters and punctuation made ASCII). To these patterns a
 /// letter is a letter whatever its script, so its three bytes are three letter bytes to the
 /// rules, as a two-byte letter's two; and punctuation is three `O` bytes, as the curly quotes'.
-/// Not for o200k: its case classes hold these letters in both, which the rules cannot take.
 ///
 /// # Safety
 /// The CPU must have AVX-512BW and AVX-512 VBMI.
 #[target_feature(enable = "avx512bw,avx512vbmi")]
 #[inline]
-unsafe fn three_byte_vbmi(t: &Tables, b: &[u8]) -> (u64, u64) {
+unsafe fn three_byte_vbmi(t: &Tables, b: &[u8], o200k: bool) -> (u64, u64) {
     use std::arch::x86_64::*;
     assert!(b.len() >= 66, "a block and the two bytes after it");
     let k = |x: u8| _mm512_set1_epi8(x as i8);
@@ -485,7 +509,12 @@ unsafe fn three_byte_vbmi(t: &Tables, b: &[u8]) -> (u64, u64) {
         _mm512_slli_epi16::<3>(_mm512_and_si512(v, k(0x0F))),
         _mm512_and_si512(_mm512_srli_epi16::<3>(n1), k(7)),
     );
-    let pages = _mm512_permutex2var_epi8(tab(&t3.letter_pages, 0), page, tab(&t3.letter_pages, 1));
+    let (pages, details, others) = if o200k {
+        (&t3.both_pages, &t3.detail_both, &t3.detail_punct)
+    } else {
+        (&t3.letter_pages, &t3.detail_letter, &t3.detail_other)
+    };
+    let pages = _mm512_permutex2var_epi8(tab(pages, 0), page, tab(pages, 1));
     let whole = _mm512_test_epi8_mask(pages, bit(n1));
     // `DETAIL_PAGES`: E3 80..=83 are the first four, EF BC..=BD the two after them.
     let ef = _mm512_cmpeq_epi8_mask(v, k(0xEF));
@@ -496,8 +525,8 @@ unsafe fn three_byte_vbmi(t: &Tables, b: &[u8]) -> (u64, u64) {
     );
     let at = _mm512_mask_add_epi8(at, ef, at, k(0x20));
     let look = |p: &[u8]| _mm512_test_epi8_mask(_mm512_permutexvar_epi8(at, tab(p, 0)), bit(n2));
-    let letters = lead & (whole | (detail & look(&t3.detail_letter)));
-    (letters, lead & detail & look(&t3.detail_other))
+    let letters = lead & (whole | (detail & look(details)));
+    (letters, lead & detail & look(others))
 }
 
 /// How many bytes from the start of `b` (64 and the byte after them) are letters of one
@@ -556,6 +585,9 @@ struct Classes {
     slash: u64,
     /// Tabs (0x09).
     tab: u64,
+    /// o200k: the bytes of letters in both its case classes (`three_byte_vbmi`; not from the
+    /// classifiers, which see ASCII only).
+    both: u64,
     /// Bytes that are not ASCII (0x80 and above).
     hi: u64,
 }
@@ -594,6 +626,7 @@ unsafe fn classes64_avx512(block: &[u8]) -> Classes {
         up: _mm512_cmplt_epi8_mask(_mm512_add_epi8(v, k(0x3F)), k(-102)),
         slash: _mm512_cmpeq_epi8_mask(v, k(0x2F)),
         tab: _mm512_cmpeq_epi8_mask(v, k(0x09)),
+        both: 0,
         hi: _mm512_movepi8_mask(v),
     }
 }
@@ -602,7 +635,7 @@ unsafe fn classes64_avx512(block: &[u8]) -> Classes {
 #[inline(always)]
 fn classes64_sse2(block: &[u8]) -> Classes {
     use std::arch::x86_64::*;
-    let mut c = Classes { l: 0, sp: 0, o: 0, d: 0, ap: 0, nl: 0, up: 0, slash: 0, tab: 0, hi: 0 };
+    let mut c = Classes { l: 0, sp: 0, o: 0, d: 0, ap: 0, nl: 0, up: 0, slash: 0, tab: 0, both: 0, hi: 0 };
     for (i, chunk) in block.chunks_exact(16).enumerate() {
         // SAFETY: SSE2 is part of x86-64; the load reads the 16 bytes of `chunk`, unaligned.
         let masks = unsafe {
@@ -759,26 +792,40 @@ mod tests {
         assert!(letters > 1000 && others > 300, "{letters} letters, {others} others");
     }
 
-    /// `three_byte_vbmi` against the class of each character: every three-byte character at
-    /// offsets of an ASCII block (the last ones' bytes run past the block), and blocks of
-    /// random characters of the pages around those it reads.
+    /// `three_byte_vbmi` against the class of each character, for the cl100k-like patterns and
+    /// r50k and for o200k: every three-byte character at offsets of an ASCII block (the last
+    /// ones' bytes run past the block), and blocks of random characters of the pages around
+    /// those it reads.
     #[test]
     fn three_byte_classes_on_vbmi_are_the_characters_classes() {
-        use super::super::unicode::{ThreeByteClasses, CL_L, CL_N, CL_S};
-        if !(std::arch::is_x86_feature_detected!("avx512bw") && std::arch::is_x86_feature_detected!("avx512vbmi")) {
-            return;
+        if std::arch::is_x86_feature_detected!("avx512bw") && std::arch::is_x86_feature_detected!("avx512vbmi") {
+            three_byte_classes_are(false);
+            three_byte_classes_are(true);
         }
+    }
+
+    fn three_byte_classes_are(o200k: bool) {
+        use super::super::unicode::{ThreeByteClasses, CL_L, CL_M, CL_N, CL_S, CL_U, CL_W};
         let t = super::super::unicode::tables();
         let detail = |cp: u32| ThreeByteClasses::DETAIL_PAGES.iter().any(|&p| (p..p + 64).contains(&cp));
+        // A letter to the pattern, and `O` to it.
+        let (letter, other) = if o200k {
+            (CL_L | CL_U | CL_W, CL_L | CL_N | CL_S | CL_M | CL_U | CL_W)
+        } else {
+            (CL_L, CL_L | CL_N | CL_S)
+        };
+        let is_letter = |cp: u32| t.class(cp) & letter == letter;
         // What the masks must say of the character `c`: (letter, other) at its lead byte.
         let want = |c: char| {
-            let (cp, f) = (c as u32, t.class(c as u32));
-            let page = (cp & !63..(cp | 63) + 1).all(|x| t.class(x) & CL_L != 0);
-            let letter = cp >= 0x3000 && f & CL_L != 0 && (page || detail(cp));
-            (letter, cp >= 0x3000 && detail(cp) && f & (CL_L | CL_N | CL_S) == 0)
+            let cp = c as u32;
+            let page = (cp & !63..(cp | 63) + 1).all(is_letter);
+            (
+                cp >= 0x3000 && is_letter(cp) && (page || detail(cp)),
+                cp >= 0x3000 && detail(cp) && t.class(cp) & other == 0,
+            )
         };
-        // SAFETY: the CPU has the features (checked above).
-        let masks = |b: &[u8]| unsafe { three_byte_vbmi(t, b) };
+        // SAFETY: the caller checked that the CPU has the features.
+        let masks = |b: &[u8]| unsafe { three_byte_vbmi(t, b, o200k) };
         let mut checked = 0;
         for c in (0x800..0x1_0000).filter_map(char::from_u32) {
             for at in [0, 1, 31, 61, 62, 63] {

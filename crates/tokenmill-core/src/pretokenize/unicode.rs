@@ -122,6 +122,13 @@ pub struct ThreeByteClasses {
     /// As `detail_letter`, for the code points in neither `\p{L}`, `\p{N}` nor `\s` (`O` to
     /// the cl100k-like patterns and r50k: punctuation, symbols, marks, unassigned).
     pub detail_other: [u8; 64],
+    /// As `letter_pages`, for o200k: every code point of the page is a letter in both of its
+    /// case classes (`Lo`, `Lm`; not a mark, which is no `\p{L}`).
+    pub both_pages: [u8; 128],
+    /// As `detail_letter`, for o200k: letters in both case classes.
+    pub detail_both: [u8; 64],
+    /// As `detail_other`, for o200k: neither letter, mark, digit nor whitespace.
+    pub detail_punct: [u8; 64],
 }
 
 impl ThreeByteClasses {
@@ -131,12 +138,23 @@ impl ThreeByteClasses {
     pub const DETAIL_PAGES: [u32; 6] = [0x3000, 0x3040, 0x3080, 0x30C0, 0xFF00, 0xFF40];
 
     fn build(flags: &[u8]) -> Box<ThreeByteClasses> {
-        let mut t =
-            Box::new(ThreeByteClasses { letter_pages: [0; 128], detail_letter: [0; 64], detail_other: [0; 64] });
+        let mut t = Box::new(ThreeByteClasses {
+            letter_pages: [0; 128],
+            detail_letter: [0; 64],
+            detail_other: [0; 64],
+            both_pages: [0; 128],
+            detail_both: [0; 64],
+            detail_punct: [0; 64],
+        });
+        let both = |f: u8| f & (CL_L | CL_U | CL_W) == CL_L | CL_U | CL_W;
         // Pages below U+0800 have no three-byte form.
         for page in 0x800 >> 6..0x1_0000 >> 6 {
-            if flags[page << 6..(page + 1) << 6].iter().all(|&f| f & CL_L != 0) {
+            let page_flags = &flags[page << 6..(page + 1) << 6];
+            if page_flags.iter().all(|&f| f & CL_L != 0) {
                 t.letter_pages[page >> 3] |= 1 << (page & 7);
+            }
+            if page_flags.iter().all(|&f| both(f)) {
+                t.both_pages[page >> 3] |= 1 << (page & 7);
             }
         }
         for (i, &first) in Self::DETAIL_PAGES.iter().enumerate() {
@@ -146,6 +164,11 @@ impl ThreeByteClasses {
                     t.detail_letter[byte] |= bit;
                 } else if f & (CL_N | CL_S) == 0 {
                     t.detail_other[byte] |= bit;
+                }
+                if both(f) {
+                    t.detail_both[byte] |= bit;
+                } else if f & (CL_L | CL_N | CL_S | CL_M | CL_U | CL_W) == 0 {
+                    t.detail_punct[byte] |= bit;
                 }
             }
         }
