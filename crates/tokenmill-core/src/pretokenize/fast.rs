@@ -1505,7 +1505,8 @@ mod tests {
         // letter); long enough for many blocks per text.
         const ALPHABET: &[&str] = &[
             "a", "b", "Z", "e", "T", " ", " ", "  ", "\n", "\r\n", ".", ",", "'", "'s", "'LL", "/", "0", "12345", "\t",
-            "é", "中", "-", "(", "\u{a0}", "É", "ж", "Ω", "ſ", "ǅ", "ª", "«", "\u{301}",
+            "é", "中", "-", "(", "\u{a0}", "É", "ж", "Ω", "ſ", "ǅ", "ª", "«", "\u{301}", "の", "、", "中AB", "א",
+            "\u{64b}", "\u{ff21}", "\t\t",
         ];
         let mut next = crate::testing::xorshift(0x2545_F491_4F6C_DD1D);
         let n = if cfg!(debug_assertions) { 300 } else { 3000 };
