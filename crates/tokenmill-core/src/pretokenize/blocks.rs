@@ -99,7 +99,8 @@ pub(super) fn block<
     if c.hi != 0 {
         if VBMI {
             // SAFETY: only callers that checked that the CPU has AVX-512 VBMI set `VBMI`.
-            let gl = unsafe { two_byte_letters_vbmi(t, &b[pos..pos + 65], &mut c.l, &mut c.up, true, O200K) };
+            let gl =
+                unsafe { two_byte_letters_vbmi(t, &b[pos..pos + 65], &mut c.l, &mut c.up, &mut c.both, true, O200K) };
             // SAFETY: as above (VBMI implies AVX-512BW here).
             let (nbl, mut tl) = unsafe { specials_avx512(&b[pos..pos + 66]) };
             // SAFETY: as above.
@@ -107,7 +108,7 @@ pub(super) fn block<
             let l3 = l3 | l3 << 1 | l3 << 2;
             c.l |= l3;
             if O200K {
-                c.both = l3;
+                c.both |= l3;
             }
             tl |= o3;
             if nbl | gl | tl | c.tab | c.both != 0 {
@@ -386,7 +387,16 @@ fn two_byte_letters(t: &Tables, b: &[u8], hi: u64, l: &mut u64, up: &mut u64) {
 /// The CPU must have AVX-512BW and AVX-512 VBMI.
 #[target_feature(enable = "avx512bw,avx512vbmi")]
 #[inline]
-unsafe fn two_byte_letters_vbmi(t: &Tables, b: &[u8], l: &mut u64, up: &mut u64, punct: bool, cased: bool) -> u64 {
+#[allow(clippy::too_many_arguments)]
+unsafe fn two_byte_letters_vbmi(
+    t: &Tables,
+    b: &[u8],
+    l: &mut u64,
+    up: &mut u64,
+    both: &mut u64,
+    punct: bool,
+    cased: bool,
+) -> u64 {
     use std::arch::x86_64::*;
     assert!(b.len() >= 65, "a block and the byte after it");
     let k = |x: u8| _mm512_set1_epi8(x as i8);
@@ -425,11 +435,18 @@ unsafe fn two_byte_letters_vbmi(t: &Tables, b: &[u8], l: &mut u64, up: &mut u64,
     let (low, cap) = (is(&t.two_byte.lower), is(&t.two_byte.upper));
     *l |= low | cap | (low | cap) << 1;
     *up |= cap | cap << 1;
-    if punct {
-        is(&t.two_byte.punct)
-    } else {
-        0
+    let punct = if punct { is(&t.two_byte.punct) } else { 0 };
+    // U+0080-U+00BF: the no-break space (French has 3,000 a MB), and no letter of both cases
+    // but `ª` and `º`, which are left not plain.
+    let latin1 = _mm512_cmpeq_epi8_mask(v, k(0xC2));
+    if lead & !(low | cap | punct | latin1) != 0 {
+        // Letters of both cases (Hebrew, Arabic): looked up only when a two-byte character is
+        // neither a cased letter nor punctuation (never in French, German or Russian prose).
+        let two = is(&t.two_byte.both) & !latin1;
+        *l |= two | two << 1;
+        *both |= two | two << 1;
     }
+    punct
 }
 
 /// The lead bytes of a block's no-break spaces (U+00A0) and three-byte punctuation
@@ -546,9 +563,10 @@ unsafe fn three_byte_vbmi(t: &Tables, b: &[u8], o200k: bool) -> (u64, u64) {
 #[target_feature(enable = "avx512bw,avx512vbmi")]
 pub(crate) unsafe fn letter_run_vbmi(t: &Tables, b: &[u8], upper_too: bool) -> usize {
     use std::arch::x86_64::*;
-    let (mut two, mut up) = (0u64, 0u64);
+    let (mut two, mut up, mut both) = (0u64, 0u64, 0u64);
     // SAFETY: the caller's CPU has the features; `two_byte_letters_vbmi` asserts the length.
-    unsafe { two_byte_letters_vbmi(t, b, &mut two, &mut up, false, true) };
+    // (Letters of both cases are in `L` and in `W` alike.)
+    unsafe { two_byte_letters_vbmi(t, b, &mut two, &mut up, &mut both, false, true) };
     // SAFETY: bytes 0..64 of `b` (asserted above, in `two_byte_letters_vbmi`).
     let v = unsafe { _mm512_loadu_si512(b.as_ptr() as *const _) };
     let in_range = |lo: u8, n: u8| {
@@ -730,9 +748,12 @@ mod tests {
             let hi = (0..64).filter(|&i| b[i] >= 0x80).fold(0u64, |m, i| m | 1 << i);
             let (mut l, mut up, mut l2, mut up2) = (0, 0, 0, 0);
             two_byte_letters(t, b, hi, &mut l, &mut up);
+            let mut both = 0;
             // SAFETY: the CPU has the features (checked above).
-            unsafe { two_byte_letters_vbmi(t, b, &mut l2, &mut up2, false, true) };
-            ((l, up), (l2, up2))
+            unsafe { two_byte_letters_vbmi(t, b, &mut l2, &mut up2, &mut both, false, true) };
+            // The loop leaves out the letters of both cases, which the masks mark in `both`.
+            assert_eq!(l2 & both, both);
+            ((l, up), (l2 & !both, up2))
         };
         // Every two-byte character at every offset of an ASCII block, the last one included
         // (its second byte is the byte after the block).
@@ -765,11 +786,12 @@ mod tests {
         }
     }
 
-    /// `two_byte_letters_vbmi` without `cased` against the class of each character: every
-    /// two-byte character at every offset of an ASCII block, the last one included.
+    /// `two_byte_letters_vbmi` without `cased` against the class of each character, and with it
+    /// its letters of both cases: every two-byte character at every offset of an ASCII block,
+    /// the last one included.
     #[test]
     fn two_byte_letters_on_vbmi_without_case_are_the_characters_classes() {
-        use super::super::unicode::{CL_L, CL_N, CL_S};
+        use super::super::unicode::{CL_L, CL_N, CL_S, CL_U, CL_W};
         if !(std::arch::is_x86_feature_detected!("avx512bw") && std::arch::is_x86_feature_detected!("avx512vbmi")) {
             return;
         }
@@ -783,10 +805,18 @@ mod tests {
             for at in 0..64 {
                 let mut b = vec![b'x'; 66];
                 c.encode_utf8(&mut b[at..at + 2]);
-                let (mut l, mut up) = (0, 0);
+                let (mut l, mut up, mut both) = (0, 0, 0);
                 // SAFETY: the CPU has the features (checked above).
-                let o = unsafe { two_byte_letters_vbmi(t, &b, &mut l, &mut up, true, false) };
-                assert_eq!((l, up, o), ((letter as u64 * 3) << at, 0, (other as u64) << at), "{c:?} at {at}");
+                let o = unsafe { two_byte_letters_vbmi(t, &b, &mut l, &mut up, &mut both, true, false) };
+                assert_eq!((l, up, o, both), ((letter as u64 * 3) << at, 0, (other as u64) << at, 0), "{c:?} at {at}");
+                // With case (o200k): the letters of both cases, and only they, in `both`.
+                let (mut l, mut up, mut both) = (0, 0, 0);
+                // SAFETY: as above.
+                unsafe { two_byte_letters_vbmi(t, &b, &mut l, &mut up, &mut both, true, true) };
+                // (Below U+00C0, `ª` and `º` are left out.)
+                let two = f & (CL_L | CL_U | CL_W) == CL_L | CL_U | CL_W && c >= '\u{c0}';
+                assert_eq!(both, (two as u64 * 3) << at, "{c:?} at {at}, with case");
+                assert_eq!(l & both, both, "{c:?} at {at}, with case");
             }
         }
         assert!(letters > 1000 && others > 300, "{letters} letters, {others} others");

@@ -198,6 +198,9 @@ pub struct TwoByteClasses {
     /// Neither letter, digit nor whitespace (`punct` and the marks): `O` to the cl100k-like
     /// patterns and r50k.
     pub other: [u8; 256],
+    /// Letters in both of o200k's case classes (`Lo`, `Lm`: Hebrew, Arabic, modifier letters;
+    /// not the marks, which are no `\p{L}`).
+    pub both: [u8; 256],
 }
 
 impl TwoByteClasses {
@@ -214,6 +217,7 @@ impl TwoByteClasses {
             punct: [0; 256],
             letter: [0; 256],
             other: [0; 256],
+            both: [0; 256],
         });
         for lead in 0xC2..=0xDFu8 {
             for next in 0x80..=0xBFu8 {
@@ -225,6 +229,9 @@ impl TwoByteClasses {
                     t.upper[byte] |= 1 << bit;
                 } else if flags[cp] & (CL_L | CL_N | CL_S | CL_M | CL_U | CL_W) == 0 {
                     t.punct[byte] |= 1 << bit;
+                }
+                if flags[cp] & (CL_L | CL_U | CL_W) == CL_L | CL_U | CL_W {
+                    t.both[byte] |= 1 << bit;
                 }
                 if flags[cp] & CL_L != 0 && cp != 0x17F {
                     t.letter[byte] |= 1 << bit;
