@@ -52,9 +52,10 @@
 //! arrows: three `O` bytes; see `specials_avx512`), and the three-byte letters and
 //! punctuation of Chinese, Japanese and Korean (ideographs, kana, Hangul: three letter bytes;
 //! CJK and fullwidth punctuation: three `O` bytes; see `three_byte_vbmi`). For o200k these
-//! letters are in both its case classes, which two more rules take (see `rules`); for the
-//! cl100k-like patterns and r50k, whose letters know no case, every two-byte letter is plain
-//! (Hebrew and Arabic ones too) and so is every two-byte mark (`O` to them). A tab is
+//! letters, and the two-byte letters of neither case (Hebrew, Arabic), are in both its case
+//! classes, which two more rules take (see `rules`); for the cl100k-like patterns and r50k,
+//! whose letters know no case, every two-byte letter is plain and so is every two-byte mark
+//! (`O` to them). A tab is
 //! whitespace to every pattern's rules (as a no-break space of one byte).
 //!
 //! What it does not do: DeepSeek V3, or any byte that is not plain;
