@@ -377,7 +377,7 @@ fn two_byte_letters(t: &Tables, b: &[u8], hi: u64, l: &mut u64, up: &mut u64) {
 /// letter is a letter whatever its case, as a three-byte one is, see `three_byte_vbmi`), with
 /// no upper case ones, and `punct` returns the marks too (`other`: to these patterns a mark is
 /// `O`); two lookups instead of three. Why: Hebrew- or Arabic-like text (English prose with
-/// its letters made Hebrew or Arabic) pre-tokenized at 250-263 MB/s, French at 1,000-1,100.
+/// its letters made Hebrew or Arabic) pre-tokenized at 204-268 MB/s, French at 1,000-1,100.
 ///
 /// Why: in Cyrillic or Greek text a block holds 20-30 two-byte letters, and the loop took
 /// one round for each: on 1.8 MB of Russian-like text (English prose with its letters made
