@@ -414,10 +414,7 @@ unsafe fn two_byte_letters_vbmi(
         _mm512_slli_epi16::<3>(_mm512_and_si512(v, k(0x1F))),
         _mm512_and_si512(_mm512_srli_epi16::<3>(next), k(7)),
     );
-    let bit = _mm512_shuffle_epi8(
-        _mm512_broadcast_i32x4(_mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128)),
-        _mm512_and_si512(next, k(7)),
-    );
+    let bit = bit_of(next);
     // 256 bytes: two permutations of 128 each, chosen by the index's top bit.
     let upper_half = _mm512_movepi8_mask(idx);
     let look = |t: [__m512i; 4]| {
@@ -472,9 +469,6 @@ unsafe fn specials_avx512(b: &[u8]) -> (u64, u64) {
     // SAFETY: the loads read bytes 0..64, 1..65 and 2..66 of `b` (asserted).
     let [v, n1, n2] = [0, 1, 2].map(|i| unsafe { _mm512_loadu_si512(b.as_ptr().add(i) as *const _) });
     let is = |v: __m512i, x: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(x as i8));
-    let within = |v: __m512i, lo: u8, n: u8| {
-        _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(lo as i8)), _mm512_set1_epi8(n as i8))
-    };
     let e2 = is(v, 0xE2);
     let three = (e2 & is(n1, 0x80) & within(n2, 0x90, 0x18)) | (e2 & is(n1, 0x86) & within(n2, 0x90, 0x30));
     (is(v, 0xC2) & is(n1, 0xA0), three)
@@ -505,7 +499,6 @@ unsafe fn three_byte_vbmi(t: &Tables, b: &[u8], o200k: bool) -> (u64, u64) {
     let k = |x: u8| _mm512_set1_epi8(x as i8);
     // SAFETY: the loads read bytes 0..64, 1..65 and 2..66 of `b` (asserted).
     let [v, n1, n2] = [0, 1, 2].map(|i| unsafe { _mm512_loadu_si512(b.as_ptr().add(i) as *const _) });
-    let within = |v: __m512i, lo: u8, n: u8| _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, k(lo)), k(n));
     // Lead bytes of U+3000..=U+FFFF.
     let lead = within(v, 0xE3, 13);
     if lead == 0 {
@@ -514,13 +507,6 @@ unsafe fn three_byte_vbmi(t: &Tables, b: &[u8], o200k: bool) -> (u64, u64) {
     let t3 = &*t.three_byte_blocks;
     // SAFETY: the tables are 64-byte aligned (`ThreeByteClasses` is) and 128, 64 and 64 bytes.
     let tab = |p: &[u8], i: usize| unsafe { _mm512_load_si512(p.as_ptr().add(64 * i) as *const _) };
-    // The bit `x & 7` of a byte, for `_mm512_test_epi8_mask`.
-    let bit = |x: __m512i| {
-        _mm512_shuffle_epi8(
-            _mm512_broadcast_i32x4(_mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128)),
-            _mm512_and_si512(x, k(7)),
-        )
-    };
     // The page's byte, `(lead & 0x0F) << 3 | (next & 0x3F) >> 3` (the 16-bit shifts move no
     // set bit across bytes: the masks keep four and three bits), then its bit, `next & 7`.
     let page = _mm512_or_si512(
@@ -533,7 +519,7 @@ unsafe fn three_byte_vbmi(t: &Tables, b: &[u8], o200k: bool) -> (u64, u64) {
         (&t3.letter_pages, &t3.detail_letter, &t3.detail_other)
     };
     let pages = _mm512_permutex2var_epi8(tab(pages, 0), page, tab(pages, 1));
-    let whole = _mm512_test_epi8_mask(pages, bit(n1));
+    let whole = _mm512_test_epi8_mask(pages, bit_of(n1));
     // `DETAIL_PAGES`: E3 80..=83 are the first four, EF BC..=BD the two after them.
     let ef = _mm512_cmpeq_epi8_mask(v, k(0xEF));
     let detail = (_mm512_cmpeq_epi8_mask(v, k(0xE3)) & within(n1, 0x80, 4)) | (ef & within(n1, 0xBC, 2));
@@ -542,9 +528,31 @@ unsafe fn three_byte_vbmi(t: &Tables, b: &[u8], o200k: bool) -> (u64, u64) {
         _mm512_and_si512(_mm512_srli_epi16::<3>(n2), k(7)),
     );
     let at = _mm512_mask_add_epi8(at, ef, at, k(0x20));
-    let look = |p: &[u8]| _mm512_test_epi8_mask(_mm512_permutexvar_epi8(at, tab(p, 0)), bit(n2));
+    let look = |p: &[u8]| _mm512_test_epi8_mask(_mm512_permutexvar_epi8(at, tab(p, 0)), bit_of(n2));
     let letters = lead & (whole | (detail & look(details)));
     (letters, lead & detail & look(others))
+}
+
+/// The bytes of `v` in `lo..lo + n` (`n` > 0), as a mask.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+#[inline]
+fn within(v: std::arch::x86_64::__m512i, lo: u8, n: u8) -> u64 {
+    use std::arch::x86_64::*;
+    _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(lo as i8)), _mm512_set1_epi8(n as i8))
+}
+
+/// Each byte of `x` made the bit `x & 7` of a byte, for `_mm512_test_epi8_mask` against a
+/// table's byte.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+#[inline]
+fn bit_of(x: std::arch::x86_64::__m512i) -> std::arch::x86_64::__m512i {
+    use std::arch::x86_64::*;
+    _mm512_shuffle_epi8(
+        _mm512_broadcast_i32x4(_mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128)),
+        _mm512_and_si512(x, _mm512_set1_epi8(7)),
+    )
 }
 
 /// How many bytes from the start of `b` (64 and the byte after them) are letters of one
@@ -570,11 +578,8 @@ pub(crate) unsafe fn letter_run_vbmi(t: &Tables, b: &[u8], upper_too: bool) -> u
     unsafe { two_byte_letters_vbmi(t, b, &mut two, &mut up, &mut both, false, true) };
     // SAFETY: bytes 0..64 of `b` (asserted above, in `two_byte_letters_vbmi`).
     let v = unsafe { _mm512_loadu_si512(b.as_ptr() as *const _) };
-    let in_range = |lo: u8, n: u8| {
-        _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(lo as i8)), _mm512_set1_epi8(n as i8))
-    };
-    let lower = in_range(b'a', 26);
-    let ok = if upper_too { two | lower | in_range(b'A', 26) } else { (two & !up) | lower };
+    let lower = within(v, b'a', 26);
+    let ok = if upper_too { two | lower | within(v, b'A', 26) } else { (two & !up) | lower };
     let end = (!ok).trailing_zeros() as usize;
     // All 64 taken: the last byte may lead a two-byte letter that ends past the block.
     if end == 64 && (0xC2..=0xDF).contains(&b[63]) {

@@ -105,6 +105,22 @@ impl ThreeByteLetters {
     }
 }
 
+/// A letter in both of o200k's case classes (`Lo`, `Lm`; a mark is in both classes, but no
+/// `\p{L}`), from its flags.
+fn in_both_cases(f: u8) -> bool {
+    f & (CL_L | CL_U | CL_W) == CL_L | CL_U | CL_W
+}
+
+/// `O` to every pattern, o200k's included: neither letter, mark, digit nor whitespace.
+fn other_to_all(f: u8) -> bool {
+    f & (CL_L | CL_N | CL_S | CL_M | CL_U | CL_W) == 0
+}
+
+/// `O` to the cl100k-like patterns and r50k: neither letter, digit nor whitespace.
+fn other_without_case(f: u8) -> bool {
+    f & (CL_L | CL_N | CL_S) == 0
+}
+
 /// Which three-byte characters the block path (`blocks`) takes as plain for the cl100k-like
 /// patterns and r50k, in a layout for byte permutations (AVX-512 VBMI): whole pages of 64
 /// code points that are letters (CJK ideographs, Hangul), and a few pages of mixed classes,
@@ -146,14 +162,13 @@ impl ThreeByteClasses {
             detail_both: [0; 64],
             detail_punct: [0; 64],
         });
-        let both = |f: u8| f & (CL_L | CL_U | CL_W) == CL_L | CL_U | CL_W;
         // Pages below U+0800 have no three-byte form.
         for page in 0x800 >> 6..0x1_0000 >> 6 {
             let page_flags = &flags[page << 6..(page + 1) << 6];
             if page_flags.iter().all(|&f| f & CL_L != 0) {
                 t.letter_pages[page >> 3] |= 1 << (page & 7);
             }
-            if page_flags.iter().all(|&f| both(f)) {
+            if page_flags.iter().all(|&f| in_both_cases(f)) {
                 t.both_pages[page >> 3] |= 1 << (page & 7);
             }
         }
@@ -162,12 +177,12 @@ impl ThreeByteClasses {
                 let (byte, bit) = (i << 3 | (cp & 0x3F) >> 3, 1 << (cp & 7));
                 if f & CL_L != 0 {
                     t.detail_letter[byte] |= bit;
-                } else if f & (CL_N | CL_S) == 0 {
+                } else if other_without_case(f) {
                     t.detail_other[byte] |= bit;
                 }
-                if both(f) {
+                if in_both_cases(f) {
                     t.detail_both[byte] |= bit;
-                } else if f & (CL_L | CL_N | CL_S | CL_M | CL_U | CL_W) == 0 {
+                } else if other_to_all(f) {
                     t.detail_punct[byte] |= bit;
                 }
             }
@@ -227,15 +242,15 @@ impl TwoByteClasses {
                     t.lower[byte] |= 1 << bit;
                 } else if flags[cp] == CL_L | CL_U {
                     t.upper[byte] |= 1 << bit;
-                } else if flags[cp] & (CL_L | CL_N | CL_S | CL_M | CL_U | CL_W) == 0 {
+                } else if other_to_all(flags[cp]) {
                     t.punct[byte] |= 1 << bit;
                 }
-                if flags[cp] & (CL_L | CL_U | CL_W) == CL_L | CL_U | CL_W {
+                if in_both_cases(flags[cp]) {
                     t.both[byte] |= 1 << bit;
                 }
                 if flags[cp] & CL_L != 0 && cp != 0x17F {
                     t.letter[byte] |= 1 << bit;
-                } else if flags[cp] & (CL_L | CL_N | CL_S) == 0 {
+                } else if other_without_case(flags[cp]) {
                     t.other[byte] |= 1 << bit;
                 }
             }
